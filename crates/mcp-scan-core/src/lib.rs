@@ -1,0 +1,20 @@
+//! The shared vocabulary of mcp-scan: what a finding is, how severe it is, which taxonomy entry it
+//! maps to, what a tool was seen to do, and the report every renderer consumes.
+//!
+//! This crate does no I/O: analyzers produce these values, the engine merges them, and
+//! `mcp-scan-report` renders them.
+
+pub mod behavior;
+pub mod finding;
+pub mod report;
+pub mod severity;
+pub mod taxonomy;
+
+pub use behavior::{Capability, DeclaredParam, FlowStep, SourceLocation, TaintFlow, ToolBehavior};
+pub use finding::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, ToolRef, fingerprint};
+pub use report::{
+    AnalyzerState, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityReport, ExitKind, FailOn,
+    Report, ScanInfo, ToolStatus, REPORT_SCHEMA_VERSION,
+};
+pub use severity::{Confidence, Severity};
+pub use taxonomy::{TaxonomyEntry, TaxonomyRef};

@@ -1,0 +1,413 @@
+//! The report every renderer consumes, tool statuses and the exit-code policy (BRIEF §6).
+
+use crate::behavior::ToolBehavior;
+use crate::finding::{Analyzer, Finding, ToolRef};
+use crate::severity::Severity;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Version of the `raw` JSON schema (docs/raw-report.md). Bump on any breaking change.
+pub const REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// Verdict for one entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ToolStatus {
+    /// No finding at LOW or above, and every analyzer that ran on it completed.
+    Safe,
+    /// At least one finding at LOW or above.
+    Unsafe,
+    /// No finding at LOW or above, but some analyzer did not complete: not known to be safe.
+    Incomplete,
+}
+
+impl ToolStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Safe => "SAFE",
+            ToolStatus::Unsafe => "UNSAFE",
+            ToolStatus::Incomplete => "INCOMPLETE",
+        }
+    }
+}
+
+impl fmt::Display for ToolStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnalyzerState {
+    Complete,
+    Incomplete,
+}
+
+/// Whether one analyzer finished its work on one entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnalyzerStatus {
+    pub analyzer: Analyzer,
+    pub state: AnalyzerState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl AnalyzerStatus {
+    pub fn complete(analyzer: Analyzer) -> Self {
+        AnalyzerStatus {
+            analyzer,
+            state: AnalyzerState::Complete,
+            reason: None,
+        }
+    }
+    pub fn incomplete(analyzer: Analyzer, reason: impl Into<String>) -> Self {
+        AnalyzerStatus {
+            analyzer,
+            state: AnalyzerState::Incomplete,
+            reason: Some(reason.into()),
+        }
+    }
+}
+
+/// One tool/resource/prompt and everything found about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityReport {
+    pub target: ToolRef,
+    /// The entity's own description, as declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
+    pub analyzers: Vec<AnalyzerStatus>,
+    pub findings: Vec<Finding>,
+}
+
+impl EntityReport {
+    pub fn new(target: ToolRef, declared: Option<String>) -> Self {
+        EntityReport {
+            target,
+            declared,
+            analyzers: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    pub fn complete(&self) -> bool {
+        self.analyzers
+            .iter()
+            .all(|a| a.state == AnalyzerState::Complete)
+    }
+
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    pub fn status(&self) -> ToolStatus {
+        if self.max_severity().is_some_and(|s| s >= Severity::Low) {
+            ToolStatus::Unsafe
+        } else if !self.complete() || self.analyzers.is_empty() {
+            // An entity no analyzer looked at is not known to be safe.
+            ToolStatus::Incomplete
+        } else {
+            ToolStatus::Safe
+        }
+    }
+
+    /// The worst finding severity one analyzer reported here.
+    pub fn max_severity_by(&self, analyzer: Analyzer) -> Option<Severity> {
+        self.findings
+            .iter()
+            .filter(|f| f.analyzers.contains(&analyzer))
+            .map(|f| f.severity)
+            .max()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiagnosticLevel {
+    /// The input could not be read or understood (exit 1).
+    Error,
+    /// Analysis went on, but part of the input was skipped (the affected entities are INCOMPLETE).
+    Warning,
+}
+
+/// A problem with the input or the analysis, not a finding about a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub level: DiagnosticLevel,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.level {
+            DiagnosticLevel::Error => "error",
+            DiagnosticLevel::Warning => "warning",
+        };
+        match (&self.file, self.line, self.column) {
+            (Some(file), Some(l), Some(c)) => write!(f, "{level}: {file}:{l}:{c}: {}", self.message),
+            (Some(file), Some(l), None) => write!(f, "{level}: {file}:{l}: {}", self.message),
+            (Some(file), None, _) => write!(f, "{level}: {file}: {}", self.message),
+            _ => write!(f, "{level}: {}", self.message),
+        }
+    }
+}
+
+/// What was scanned, and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanInfo {
+    /// `manifest`, `behavioral` or `dynamic`.
+    pub command: String,
+    /// The inputs as the user named them (files, a path, a launch command).
+    pub targets: Vec<String>,
+    /// Analyzers that ran, in order.
+    pub analyzers: Vec<Analyzer>,
+}
+
+/// The whole result of one scan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub scanner: String,
+    pub scanner_version: String,
+    pub scan: ScanInfo,
+    pub entities: Vec<EntityReport>,
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Static per-tool summaries (`behavioral` only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviors: Vec<ToolBehavior>,
+}
+
+impl Report {
+    pub fn new(scan: ScanInfo) -> Self {
+        Report {
+            schema_version: REPORT_SCHEMA_VERSION,
+            scanner: "mcp-scan".to_string(),
+            scanner_version: env!("CARGO_PKG_VERSION").to_string(),
+            scan,
+            entities: Vec::new(),
+            diagnostics: Vec::new(),
+            behaviors: Vec::new(),
+        }
+    }
+
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.entities.iter().flat_map(|e| e.findings.iter())
+    }
+
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings().map(|f| f.severity).max()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.level == DiagnosticLevel::Error)
+    }
+
+    /// Any entity not fully analysed, or any input that was only partly read.
+    pub fn incomplete(&self) -> bool {
+        self.entities
+            .iter()
+            .any(|e| e.status() == ToolStatus::Incomplete || !e.complete())
+            || self
+                .diagnostics
+                .iter()
+                .any(|d| d.level == DiagnosticLevel::Warning)
+    }
+
+    /// Keeps only findings at or above `min` (display filter; the exit code is decided first).
+    pub fn retain_min_severity(&mut self, min: Severity) {
+        for e in &mut self.entities {
+            e.findings.retain(|f| f.severity >= min);
+        }
+    }
+
+    /// Sorts entities and findings into the one order every renderer shows.
+    pub fn normalize(&mut self) {
+        for e in &mut self.entities {
+            e.findings.sort_by(|a, b| {
+                b.severity
+                    .cmp(&a.severity)
+                    .then_with(|| a.rule_id.cmp(&b.rule_id))
+                    .then_with(|| a.fingerprint.cmp(&b.fingerprint))
+            });
+            e.analyzers.sort_by_key(|a| a.analyzer);
+        }
+        self.entities.sort_by(|a, b| a.target.cmp(&b.target));
+    }
+
+    /// The exit status BRIEF §6 prescribes.
+    pub fn exit_kind(&self, fail_on: FailOn) -> ExitKind {
+        if self.has_errors() {
+            return ExitKind::Error;
+        }
+        if let (Some(threshold), Some(max)) = (fail_on.threshold(), self.max_severity())
+            && max >= threshold
+        {
+            return ExitKind::Findings;
+        }
+        if self.incomplete() {
+            ExitKind::Incomplete
+        } else {
+            ExitKind::Clean
+        }
+    }
+}
+
+/// `--fail-on`: the lowest severity that makes the scan fail (exit 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    Never,
+    At(Severity),
+}
+
+impl FailOn {
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Never => None,
+            FailOn::At(s) => Some(s),
+        }
+    }
+}
+
+impl Default for FailOn {
+    fn default() -> Self {
+        FailOn::At(Severity::High)
+    }
+}
+
+impl FromStr for FailOn {
+    type Err = crate::severity::UnknownSeverity;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("never") {
+            Ok(FailOn::Never)
+        } else {
+            s.parse().map(FailOn::At)
+        }
+    }
+}
+
+/// Process outcome; the binary maps it to the documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// 0: complete, nothing at or above the threshold.
+    Clean,
+    /// 1: bad arguments or unreadable input.
+    Error,
+    /// 2: the tracer or sandbox could not be set up.
+    SandboxUnavailable,
+    /// 3: findings at or above `--fail-on`.
+    Findings,
+    /// 4: nothing at or above the threshold, but the scan was incomplete.
+    Incomplete,
+}
+
+impl ExitKind {
+    pub fn code(self) -> u8 {
+        match self {
+            ExitKind::Clean => 0,
+            ExitKind::Error => 1,
+            ExitKind::SandboxUnavailable => 2,
+            ExitKind::Findings => 3,
+            ExitKind::Incomplete => 4,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::{Analyzer, Finding};
+    use crate::taxonomy::by_threat;
+
+    fn entity(sev: Option<Severity>, complete: bool) -> EntityReport {
+        let mut e = EntityReport::new(ToolRef::tool("s", "t"), None);
+        e.analyzers.push(if complete {
+            AnalyzerStatus::complete(Analyzer::Description)
+        } else {
+            AnalyzerStatus::incomplete(Analyzer::Description, "timed out")
+        });
+        if let Some(sev) = sev {
+            let tax = by_threat("TOOL POISONING").expect("row");
+            e.findings.push(
+                Finding::builder("R", Analyzer::Description, tax, ToolRef::tool("s", "t"))
+                    .severity(sev)
+                    .build(),
+            );
+        }
+        e
+    }
+
+    fn report(entities: Vec<EntityReport>) -> Report {
+        let mut r = Report::new(ScanInfo {
+            command: "manifest".into(),
+            targets: vec![],
+            analyzers: vec![Analyzer::Description],
+        });
+        r.entities = entities;
+        r
+    }
+
+    #[test]
+    fn status_is_safe_only_when_complete_and_without_findings() {
+        assert_eq!(entity(None, true).status(), ToolStatus::Safe);
+        assert_eq!(entity(Some(Severity::Info), true).status(), ToolStatus::Safe);
+        assert_eq!(entity(Some(Severity::Low), true).status(), ToolStatus::Unsafe);
+        assert_eq!(entity(None, false).status(), ToolStatus::Incomplete);
+        assert_eq!(entity(Some(Severity::High), false).status(), ToolStatus::Unsafe);
+        let unanalysed = EntityReport::new(ToolRef::tool("s", "t"), None);
+        assert_eq!(unanalysed.status(), ToolStatus::Incomplete);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_brief() {
+        let d = FailOn::default();
+        assert_eq!(report(vec![entity(None, true)]).exit_kind(d), ExitKind::Clean);
+        assert_eq!(
+            report(vec![entity(Some(Severity::High), true)]).exit_kind(d),
+            ExitKind::Findings
+        );
+        assert_eq!(
+            report(vec![entity(Some(Severity::Medium), true)]).exit_kind(d),
+            ExitKind::Clean
+        );
+        assert_eq!(
+            report(vec![entity(Some(Severity::Medium), true)]).exit_kind(FailOn::At(Severity::Medium)),
+            ExitKind::Findings
+        );
+        assert_eq!(
+            report(vec![entity(Some(Severity::Critical), true)]).exit_kind(FailOn::Never),
+            ExitKind::Clean
+        );
+        assert_eq!(
+            report(vec![entity(Some(Severity::Medium), false)]).exit_kind(d),
+            ExitKind::Incomplete
+        );
+        let mut bad = report(vec![entity(Some(Severity::High), true)]);
+        bad.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Error,
+            file: Some("x.json".into()),
+            line: Some(1),
+            column: Some(2),
+            message: "expected value".into(),
+        });
+        assert_eq!(bad.exit_kind(d), ExitKind::Error);
+        assert_eq!(ExitKind::Incomplete.code(), 4);
+    }
+
+    #[test]
+    fn fail_on_parses_never_and_severities() {
+        assert_eq!("never".parse::<FailOn>().ok(), Some(FailOn::Never));
+        assert_eq!("low".parse::<FailOn>().ok(), Some(FailOn::At(Severity::Low)));
+        assert!("sometimes".parse::<FailOn>().is_err());
+    }
+}

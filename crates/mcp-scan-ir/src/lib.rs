@@ -1,0 +1,364 @@
+//! A small, language-neutral IR. Language adapters (`mcp-scan-lang`) lower tree-sitter trees into
+//! it; the analyses (`mcp-scan-flow`) never see tree-sitter nodes. Adding a language means an
+//! adapter that produces [`Module`]s; nothing downstream changes.
+//!
+//! Design rules:
+//! - Every statement and expression carries a [`Span`] so findings can point at source.
+//! - Functions live in one flat arena per module ([`Module::functions`]); nesting is by index
+//!   ([`Function::parent`]), so closures, lambdas and methods are all plain functions.
+//! - Module-level code is the synthetic function `<module>` at index 0.
+//! - Constructs an adapter cannot lower become [`StmtKind::Unknown`] / [`ExprKind::Unknown`]
+//!   with their span, never silently dropped: analyses treat them conservatively.
+
+use mcp_scan_core::{DeclaredParam, EntityKind, SourceLocation};
+use serde::{Deserialize, Serialize};
+
+/// Index of a function in [`Module::functions`].
+pub type FuncId = usize;
+
+/// Source language of a module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Python,
+    TypeScript,
+    JavaScript,
+    Go,
+}
+
+/// 1-based lines and columns, 0-based byte offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    pub start_line: u32,
+    pub start_col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+    pub start_byte: usize,
+    pub end_byte: usize,
+}
+
+impl Span {
+    /// A [`SourceLocation`] in `file` (relative path), with `source` used for the snippet.
+    pub fn location(&self, file: &str, source: &str) -> SourceLocation {
+        let snippet = source
+            .get(self.start_byte..self.end_byte)
+            .map(|s| s.lines().next().unwrap_or("").trim().chars().take(160).collect());
+        SourceLocation {
+            file: file.to_string(),
+            line: self.start_line,
+            column: self.start_col,
+            end_line: Some(self.end_line),
+            end_column: Some(self.end_col),
+            snippet,
+        }
+    }
+}
+
+/// One source file, lowered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Module {
+    /// Path relative to the scanned root, `/`-separated.
+    pub path: String,
+    /// Dotted module name used to resolve imports (`pkg.util` for `pkg/util.py`; for TS/JS the
+    /// path without extension).
+    pub name: String,
+    pub language: Language,
+    pub imports: Vec<Import>,
+    /// Index 0 is `<module>` (top-level code).
+    pub functions: Vec<Function>,
+    /// Classes with their methods (by FuncId), for `self.method()` and `Class.method` resolution.
+    pub classes: Vec<Class>,
+    pub entry_points: Vec<EntryPoint>,
+}
+
+impl Module {
+    pub const TOP_LEVEL: FuncId = 0;
+
+    /// The function named by `qualname` (e.g. `Helper.send`, `outer.inner`).
+    pub fn function_by_qualname(&self, qualname: &str) -> Option<FuncId> {
+        self.functions.iter().position(|f| f.qualname == qualname)
+    }
+}
+
+/// `import a.b as c` → local `c`, target `a.b`, symbol None.
+/// `from .util import send as s` → local `s`, target `<pkg>.util` (resolved), symbol `send`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub local: String,
+    /// Absolute dotted module path (relative imports already resolved against [`Module::name`]).
+    pub module: String,
+    /// The imported name, for `from m import name`; None for `import m`.
+    pub symbol: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Class {
+    pub name: String,
+    pub bases: Vec<String>,
+    pub methods: Vec<FuncId>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Expr>,
+    /// `*args` / `...rest`
+    #[serde(default)]
+    pub variadic: bool,
+    /// `**kwargs`
+    #[serde(default)]
+    pub keywords: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    /// Dotted within the module: `send`, `Helper.send`, `outer.inner`, `<lambda@12>`.
+    pub qualname: String,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub decorators: Vec<Expr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docstring: Option<String>,
+    pub is_async: bool,
+    /// Enclosing function (closures see its variables).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<FuncId>,
+    /// Enclosing class, for methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Handler {
+    /// The exception type expression, None for a bare `except:` / `catch`.
+    pub kind: Option<Expr>,
+    pub name: Option<String>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WithItem {
+    pub context: Expr,
+    pub target: Option<Expr>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchArm {
+    /// The case pattern as an expression (a literal for `case "x"` / `case 'x':`); None = default.
+    pub pattern: Option<Expr>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StmtKind {
+    /// `a = b = value`, `a, b = value`, `x.y = value`, `x[i] = value`. Targets are lvalue
+    /// expressions (Name, Attribute, Index, Tuple/List of those, Starred).
+    Assign { targets: Vec<Expr>, value: Expr },
+    /// `x += value` (op without `=`).
+    AugAssign { target: Expr, op: String, value: Expr },
+    /// An expression evaluated for its effect (usually a call).
+    Expr(Expr),
+    Return(Option<Expr>),
+    If {
+        test: Expr,
+        then: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    /// `for target in iter` (also TS `for..of/in`; C-style loops lower to init + While).
+    For {
+        target: Expr,
+        iter: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+        is_async: bool,
+    },
+    Try {
+        body: Vec<Stmt>,
+        handlers: Vec<Handler>,
+        orelse: Vec<Stmt>,
+        finally: Vec<Stmt>,
+    },
+    With {
+        items: Vec<WithItem>,
+        body: Vec<Stmt>,
+        is_async: bool,
+    },
+    /// Python `match`, TS/Go `switch`.
+    Match { subject: Expr, arms: Vec<MatchArm> },
+    Raise(Option<Expr>),
+    Break,
+    Continue,
+    /// A nested `def`/`function`/method bound to a local name.
+    FunctionDef { name: String, func: FuncId },
+    /// A nested class definition bound to a local name.
+    ClassDef { name: String },
+    /// `import`/`from` inside a function body (also recorded in [`Module::imports`]).
+    Import(Vec<Import>),
+    /// `global`/`nonlocal` names.
+    Scope { names: Vec<String> },
+    /// `del x`
+    Delete(Vec<Expr>),
+    /// A statement the adapter does not lower; its text is kept for evidence.
+    Unknown { text: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Arg {
+    /// Keyword name for `f(x=1)`; None for positional.
+    pub name: Option<String>,
+    pub value: Expr,
+    /// `*xs` / `...xs`
+    #[serde(default)]
+    pub spread: bool,
+    /// `**kw`
+    #[serde(default)]
+    pub spread_keywords: bool,
+}
+
+/// A piece of an f-string / template literal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StrPart {
+    Lit(String),
+    Expr(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ExprKind {
+    Name(String),
+    /// `value.attr`
+    Attribute {
+        value: Box<Expr>,
+        attr: String,
+    },
+    /// `value[index]` (slices lower to Index with an Unknown index)
+    Index {
+        value: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    /// A string literal, escapes decoded, implicit concatenation joined.
+    Str(String),
+    /// f-string / template literal.
+    FormatStr(Vec<StrPart>),
+    /// Bytes literal, decoded lossily.
+    Bytes(String),
+    Number(String),
+    Bool(bool),
+    /// None / null / undefined / nil
+    Null,
+    /// Binary operators (`+`, `/`, `%`, `and`, `or`, `==`, `in`, ...); comparisons chained
+    /// `a < b < c` lower to `and` of pairs.
+    Binary {
+        op: String,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    Unary {
+        op: String,
+        operand: Box<Expr>,
+    },
+    /// `body if test else orelse` / `test ? body : orelse`
+    Conditional {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    List(Vec<Expr>),
+    Tuple(Vec<Expr>),
+    Set(Vec<Expr>),
+    /// Keys None for `**spread` entries.
+    Dict(Vec<(Option<Expr>, Expr)>),
+    /// A comprehension/generator: element expressions and the `for target in iter` clauses,
+    /// conditions included as plain expressions.
+    Comprehension {
+        elements: Vec<Expr>,
+        clauses: Vec<(Expr, Expr)>,
+        conditions: Vec<Expr>,
+    },
+    /// A lambda / arrow function / closure, lowered as a function of the module.
+    Lambda(FuncId),
+    Await(Box<Expr>),
+    /// `*x` in an lvalue or literal.
+    Starred(Box<Expr>),
+    /// `x := value`
+    NamedExpr {
+        target: String,
+        value: Box<Expr>,
+    },
+    /// An expression the adapter does not lower; its text is kept.
+    Unknown(String),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Self {
+        Expr { kind, span }
+    }
+
+    /// `a.b.c` for a Name/Attribute chain, None otherwise (calls in the chain break it).
+    pub fn dotted_path(&self) -> Option<String> {
+        match &self.kind {
+            ExprKind::Name(n) => Some(n.clone()),
+            ExprKind::Attribute { value, attr } => {
+                value.dotted_path().map(|base| format!("{base}.{attr}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The literal string value, if this is a plain string literal.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// An MCP tool, resource or prompt handler found by the adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryPoint {
+    pub kind: EntityKind,
+    /// The name the client sees (decorator `name=`, the function name, or the dispatcher arm's
+    /// literal); for resources, the URI or template.
+    pub name: String,
+    /// Declared description (decorator `description=`, docstring, or the registration's
+    /// description argument), constants resolved; None when the server declares none.
+    pub description: Option<String>,
+    /// The handler. For a low-level `call_tool` dispatcher the adapter lowers each arm into a
+    /// synthetic function of its own, so every entry point has exactly one body.
+    pub function: FuncId,
+    pub params: Vec<DeclaredParam>,
+    /// The registration (decorator or `add_tool`/`server.tool(...)` call).
+    pub span: Span,
+    /// The server object the handler is registered on (`mcp`, `server`).
+    pub server_var: String,
+}
