@@ -267,11 +267,8 @@ impl FindingBuilder {
     }
 
     pub fn build(mut self) -> Finding {
-        self.finding.fingerprint = fingerprint(
-            &self.finding.rule_id,
-            &self.finding.target,
-            &self.key,
-        );
+        self.finding.fingerprint =
+            fingerprint(&self.finding.rule_id, &self.finding.target, &self.key);
         self.finding
     }
 }
@@ -321,7 +318,10 @@ mod tests {
             "16d2a8869441d97cd6b3851149a01cbf"
         );
         assert_eq!(sample("description").fingerprint.len(), 32);
-        assert_ne!(sample("description").fingerprint, sample("inputSchema").fingerprint);
+        assert_ne!(
+            sample("description").fingerprint,
+            sample("inputSchema").fingerprint
+        );
         assert_eq!(
             fingerprint("R", &ToolRef::tool("s", "t"), "k"),
             fingerprint("R", &ToolRef::tool("s", "t"), "k")
@@ -341,4 +341,3 @@ mod tests {
         assert!(!f.corroborated());
     }
 }
-

@@ -14,7 +14,7 @@ pub use behavior::{Capability, DeclaredParam, FlowStep, SourceLocation, TaintFlo
 pub use finding::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, ToolRef, fingerprint};
 pub use report::{
     AnalyzerState, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityReport, ExitKind, FailOn,
-    Report, ScanInfo, ToolStatus, REPORT_SCHEMA_VERSION,
+    REPORT_SCHEMA_VERSION, Report, ScanInfo, ToolStatus,
 };
 pub use severity::{Confidence, Severity};
 pub use taxonomy::{TaxonomyEntry, TaxonomyRef};

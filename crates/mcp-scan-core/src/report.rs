@@ -152,7 +152,9 @@ impl fmt::Display for Diagnostic {
             DiagnosticLevel::Warning => "warning",
         };
         match (&self.file, self.line, self.column) {
-            (Some(file), Some(l), Some(c)) => write!(f, "{level}: {file}:{l}:{c}: {}", self.message),
+            (Some(file), Some(l), Some(c)) => {
+                write!(f, "{level}: {file}:{l}:{c}: {}", self.message)
+            }
             (Some(file), Some(l), None) => write!(f, "{level}: {file}:{l}: {}", self.message),
             (Some(file), None, _) => write!(f, "{level}: {file}: {}", self.message),
             _ => write!(f, "{level}: {}", self.message),
@@ -360,10 +362,19 @@ mod tests {
     #[test]
     fn status_is_safe_only_when_complete_and_without_findings() {
         assert_eq!(entity(None, true).status(), ToolStatus::Safe);
-        assert_eq!(entity(Some(Severity::Info), true).status(), ToolStatus::Safe);
-        assert_eq!(entity(Some(Severity::Low), true).status(), ToolStatus::Unsafe);
+        assert_eq!(
+            entity(Some(Severity::Info), true).status(),
+            ToolStatus::Safe
+        );
+        assert_eq!(
+            entity(Some(Severity::Low), true).status(),
+            ToolStatus::Unsafe
+        );
         assert_eq!(entity(None, false).status(), ToolStatus::Incomplete);
-        assert_eq!(entity(Some(Severity::High), false).status(), ToolStatus::Unsafe);
+        assert_eq!(
+            entity(Some(Severity::High), false).status(),
+            ToolStatus::Unsafe
+        );
         let unanalysed = EntityReport::new(ToolRef::tool("s", "t"), None);
         assert_eq!(unanalysed.status(), ToolStatus::Incomplete);
     }
@@ -371,7 +382,10 @@ mod tests {
     #[test]
     fn exit_codes_follow_the_brief() {
         let d = FailOn::default();
-        assert_eq!(report(vec![entity(None, true)]).exit_kind(d), ExitKind::Clean);
+        assert_eq!(
+            report(vec![entity(None, true)]).exit_kind(d),
+            ExitKind::Clean
+        );
         assert_eq!(
             report(vec![entity(Some(Severity::High), true)]).exit_kind(d),
             ExitKind::Findings
@@ -381,7 +395,8 @@ mod tests {
             ExitKind::Clean
         );
         assert_eq!(
-            report(vec![entity(Some(Severity::Medium), true)]).exit_kind(FailOn::At(Severity::Medium)),
+            report(vec![entity(Some(Severity::Medium), true)])
+                .exit_kind(FailOn::At(Severity::Medium)),
             ExitKind::Findings
         );
         assert_eq!(
@@ -407,7 +422,10 @@ mod tests {
     #[test]
     fn fail_on_parses_never_and_severities() {
         assert_eq!("never".parse::<FailOn>().ok(), Some(FailOn::Never));
-        assert_eq!("low".parse::<FailOn>().ok(), Some(FailOn::At(Severity::Low)));
+        assert_eq!(
+            "low".parse::<FailOn>().ok(),
+            Some(FailOn::At(Severity::Low))
+        );
         assert!("sometimes".parse::<FailOn>().is_err());
     }
 }

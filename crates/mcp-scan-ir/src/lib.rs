@@ -40,9 +40,15 @@ pub struct Span {
 impl Span {
     /// A [`SourceLocation`] in `file` (relative path), with `source` used for the snippet.
     pub fn location(&self, file: &str, source: &str) -> SourceLocation {
-        let snippet = source
-            .get(self.start_byte..self.end_byte)
-            .map(|s| s.lines().next().unwrap_or("").trim().chars().take(160).collect());
+        let snippet = source.get(self.start_byte..self.end_byte).map(|s| {
+            s.lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(160)
+                .collect()
+        });
         SourceLocation {
             file: file.to_string(),
             line: self.start_line,
@@ -168,9 +174,16 @@ pub struct MatchArm {
 pub enum StmtKind {
     /// `a = b = value`, `a, b = value`, `x.y = value`, `x[i] = value`. Targets are lvalue
     /// expressions (Name, Attribute, Index, Tuple/List of those, Starred).
-    Assign { targets: Vec<Expr>, value: Expr },
+    Assign {
+        targets: Vec<Expr>,
+        value: Expr,
+    },
     /// `x += value` (op without `=`).
-    AugAssign { target: Expr, op: String, value: Expr },
+    AugAssign {
+        target: Expr,
+        op: String,
+        value: Expr,
+    },
     /// An expression evaluated for its effect (usually a call).
     Expr(Expr),
     Return(Option<Expr>),
@@ -204,22 +217,34 @@ pub enum StmtKind {
         is_async: bool,
     },
     /// Python `match`, TS/Go `switch`.
-    Match { subject: Expr, arms: Vec<MatchArm> },
+    Match {
+        subject: Expr,
+        arms: Vec<MatchArm>,
+    },
     Raise(Option<Expr>),
     Break,
     Continue,
     /// A nested `def`/`function`/method bound to a local name.
-    FunctionDef { name: String, func: FuncId },
+    FunctionDef {
+        name: String,
+        func: FuncId,
+    },
     /// A nested class definition bound to a local name.
-    ClassDef { name: String },
+    ClassDef {
+        name: String,
+    },
     /// `import`/`from` inside a function body (also recorded in [`Module::imports`]).
     Import(Vec<Import>),
     /// `global`/`nonlocal` names.
-    Scope { names: Vec<String> },
+    Scope {
+        names: Vec<String>,
+    },
     /// `del x`
     Delete(Vec<Expr>),
     /// A statement the adapter does not lower; its text is kept for evidence.
-    Unknown { text: String },
+    Unknown {
+        text: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,11 +1,20 @@
 //! One renderer per output format. Every renderer takes the same normalised [`Report`] and
 //! returns the complete text to print; nothing here does I/O.
 
-use mcp_scan_core::Report;
+use mcp_scan_core::{Report, Severity};
 use std::fmt;
 use std::str::FromStr;
 
+mod by_analyzer;
+mod by_severity;
+mod by_tool;
+mod common;
+mod detailed;
 mod raw;
+mod sarif;
+mod style;
+mod summary;
+mod table;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,23 +74,48 @@ impl FromStr for Format {
             .find(|f| f.as_str() == s || f.as_str().replace('_', "-") == s)
             .ok_or_else(|| {
                 let names: Vec<_> = Format::ALL.iter().map(|f| f.as_str()).collect();
-                format!("unknown format `{s}` (expected one of: {})", names.join(", "))
+                format!(
+                    "unknown format `{s}` (expected one of: {})",
+                    names.join(", ")
+                )
             })
     }
 }
 
-/// Presentation choices the binary makes (TTY, NO_COLOR).
+/// Presentation choices the binary makes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RenderOptions {
+    /// ANSI colour in human-readable formats (the binary decides: TTY, `NO_COLOR`, `--color`).
+    /// Machine-readable formats ignore it.
     pub color: bool,
+    /// `--min-severity`: hide findings below this. Statuses and counts still reflect every
+    /// finding, so an item never looks SAFE because its findings were hidden.
+    pub min_severity: Option<Severity>,
 }
 
-/// Renders `report` in `format`. The report should be normalised first ([`Report::normalize`]).
+/// Renders `report` in `format`. The report should be normalised first ([`Report::normalize`])
+/// and unfiltered (pass the filter in `opts`).
 pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
-    let _ = opts;
+    let view = || common::View::new(report, opts);
     match format {
-        Format::Raw => raw::render(report),
-        // Filled in by the report work (issue 2); raw is the fallback until then.
-        _ => raw::render(report),
+        Format::Summary => summary::render(&view()),
+        Format::Detailed => detailed::render(&view()),
+        Format::ByTool => by_tool::render(&view()),
+        Format::ByAnalyzer => by_analyzer::render(&view()),
+        Format::BySeverity => by_severity::render(&view()),
+        Format::Table => table::render(&view()),
+        // Machine formats ignore `opts.color`.
+        Format::Raw => raw::render(report, opts),
+        Format::Sarif => sarif::render(report, opts),
     }
+}
+
+/// Pretty JSON with a trailing newline.
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    // Serialising these plain data types has no failure mode (no maps with non-string keys, no
+    // custom serialisers); the fallback still yields valid JSON rather than a panic.
+    let mut s = serde_json::to_string_pretty(value)
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }).to_string());
+    s.push('\n');
+    s
 }

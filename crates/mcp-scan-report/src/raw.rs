@@ -1,9 +1,121 @@
-use mcp_scan_core::Report;
+//! `raw`: the versioned JSON document described in docs/raw-report.md and
+//! docs/raw-report.schema.json.
+//!
+//! It is the [`Report`] as serde writes it, plus derived fields (`summary`, `filter`, and each
+//! entity's `status` and `max_severity`) that readers deserialising into [`Report`] ignore.
 
-/// The versioned JSON document described in docs/raw-report.md.
-pub fn render(report: &Report) -> String {
-    // Serialising plain data structs cannot fail.
-    let mut s = serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
-    s.push('\n');
-    s
+use crate::RenderOptions;
+use mcp_scan_core::{
+    AnalyzerStatus, Diagnostic, EntityReport, Finding, Report, ScanInfo, Severity, ToolBehavior,
+    ToolRef, ToolStatus,
+};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct RawReport<'a> {
+    schema_version: u32,
+    scanner: &'a str,
+    scanner_version: &'a str,
+    scan: &'a ScanInfo,
+    summary: Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filter: Option<Filter>,
+    entities: Vec<RawEntity<'a>>,
+    diagnostics: &'a [Diagnostic],
+    #[serde(skip_serializing_if = "<[ToolBehavior]>::is_empty")]
+    behaviors: &'a [ToolBehavior],
+}
+
+/// Counts over the whole, unfiltered report.
+#[derive(Serialize)]
+struct Summary {
+    entities: usize,
+    safe: usize,
+    #[serde(rename = "unsafe")]
+    unsafe_: usize,
+    incomplete: usize,
+    findings: usize,
+    corroborated: usize,
+    by_severity: BySeverity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_severity: Option<Severity>,
+}
+
+/// Every severity, zeros included, worst first.
+#[derive(Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+struct BySeverity {
+    critical: usize,
+    high: usize,
+    medium: usize,
+    low: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct Filter {
+    min_severity: Severity,
+    hidden_findings: usize,
+}
+
+#[derive(Serialize)]
+struct RawEntity<'a> {
+    target: &'a ToolRef,
+    /// Derived from all findings, before any filter.
+    status: ToolStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_severity: Option<Severity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    declared: Option<&'a str>,
+    analyzers: &'a [AnalyzerStatus],
+    findings: Vec<&'a Finding>,
+}
+
+pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
+    let min = opts.min_severity;
+    let shown = |f: &&Finding| min.is_none_or(|m| f.severity >= m);
+    let all: Vec<&Finding> = report.findings().collect();
+    let of = |s: Severity| all.iter().filter(|f| f.severity == s).count();
+    let count = |s: ToolStatus| report.entities.iter().filter(|e| e.status() == s).count();
+    let raw = RawReport {
+        schema_version: report.schema_version,
+        scanner: &report.scanner,
+        scanner_version: &report.scanner_version,
+        scan: &report.scan,
+        summary: Summary {
+            entities: report.entities.len(),
+            safe: count(ToolStatus::Safe),
+            unsafe_: count(ToolStatus::Unsafe),
+            incomplete: count(ToolStatus::Incomplete),
+            findings: all.len(),
+            corroborated: all.iter().filter(|f| f.corroborated()).count(),
+            by_severity: BySeverity {
+                critical: of(Severity::Critical),
+                high: of(Severity::High),
+                medium: of(Severity::Medium),
+                low: of(Severity::Low),
+                info: of(Severity::Info),
+            },
+            max_severity: report.max_severity(),
+        },
+        filter: min.map(|m| Filter {
+            min_severity: m,
+            hidden_findings: all.iter().filter(|f| f.severity < m).count(),
+        }),
+        entities: report
+            .entities
+            .iter()
+            .map(|e: &EntityReport| RawEntity {
+                target: &e.target,
+                status: e.status(),
+                max_severity: e.max_severity(),
+                declared: e.declared.as_deref(),
+                analyzers: &e.analyzers,
+                findings: e.findings.iter().filter(shown).collect(),
+            })
+            .collect(),
+        diagnostics: &report.diagnostics,
+        behaviors: &report.behaviors,
+    };
+    crate::to_json(&raw)
 }

@@ -21,7 +21,23 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Static behavioural analysis of a server's source tree: what every tool's code really does
+    /// (taint flows, capabilities) and where that is dangerous or differs from its description.
+    Behavioral(crate::commands::behavioral::BehavioralArgs),
+    /// Scan MCP manifests (tools/resources/prompts) for poisoned descriptions; `-` reads stdin.
+    Manifest(crate::commands::manifest::ManifestArgs),
+    /// List every built-in rule.
+    Rules,
+    /// Print a rule's documentation: what it detects, why, an example and the fix.
+    Rule(crate::commands::rules::RuleArgs),
+    /// Measure the analyzers on benchmark data.
+    #[command(subcommand)]
+    Bench(crate::commands::bench::BenchCommand),
+    /// Run a server in a namespace sandbox under strace, call every tool and compare declared with
+    /// observed behaviour: `mcp-scan dynamic [OPTIONS] -- <cmd>...`.
+    Dynamic(crate::commands::dynamic::DynamicArgs),
+}
 
 /// Output options shared by every scanning command.
 #[derive(Debug, Clone, Args)]
@@ -45,7 +61,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity, help_heading = "Output")]
     pub min_severity: Option<Severity>,
 
-    /// Colour: auto (only on a terminal, never with NO_COLOR), always or never.
+    /// Colour: auto (only on a terminal, never with NO_COLOR), always (even with NO_COLOR) or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, help_heading = "Output")]
     pub color: ColorChoice,
 }

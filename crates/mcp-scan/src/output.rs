@@ -10,21 +10,28 @@ use std::io::{IsTerminal, Write};
 /// exit status. The exit status is decided on the unfiltered report.
 pub fn emit(mut report: Report, args: &OutputArgs) -> anyhow::Result<ExitKind> {
     let exit = report.exit_kind(args.fail_on);
-    for d in &report.diagnostics {
-        eprintln!("mcp-scan: {d}");
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    // Human formats list diagnostics themselves; on a shared terminal they would show twice.
+    let shown_in_report =
+        to_terminal && std::io::stderr().is_terminal() && !args.format.is_machine_readable();
+    if !shown_in_report {
+        for d in &report.diagnostics {
+            eprintln!("mcp-scan: {d}");
+        }
     }
     report.normalize();
-    if let Some(min) = args.min_severity {
-        report.retain_min_severity(min);
-    }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = !args.format.is_machine_readable()
         && match args.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => to_terminal && !no_color(),
         };
-    let text = render(&report, args.format, &RenderOptions { color });
+    // The filter is applied by the renderer, which still derives statuses from every finding.
+    let opts = RenderOptions {
+        color,
+        min_severity: args.min_severity,
+    };
+    let text = render(&report, args.format, &opts);
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write report to {}", path.display()))?,

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Tracing overhead of `mcp-scan dynamic`, measured side by side in one run: the same scan of the
+# bench fixture traced and --untraced (same sandbox, client and sinks; only strace differs).
+#   stat mode: the hot loop's syscall is not in the traced set, so --seccomp-bpf keeps it in the kernel
+#   open mode: every open is traced (the floor of a ptrace tracer)
+# Reports the median of RUNS whole-process wall times and the ratio traced/untraced, plus the
+# median duration of the tool call itself (from calls.jsonl). Usage: overhead.sh [RUNS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+runs=${1:-5}
+bin=${MCP_SCAN_BIN:-$root/target/release/mcp-scan}
+py=${MCP_SCAN_TEST_PYTHON:-$root/.venv/mcp2/bin/python}
+[ -x "$bin" ] || { echo "build first: cargo build --release -p mcp-scan (or set MCP_SCAN_BIN)" >&2; exit 1; }
+server="$root/fixtures/runtime/bench_server/server.py"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+one() { # mode n traced|untraced -> "wall call" seconds
+  local mode=$1 n=$2 kind=$3 flag=() out="$tmp/out-$RANDOM"
+  [ "$kind" = untraced ] && flag=(--untraced)
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$bin" dynamic "${flag[@]}" --no-probes --calls 1 --timeout 120 --fail-on never --format raw \
+    --env "BENCH_MODE=$mode" --env "BENCH_N=$n" --out-dir "$out" -- "$py" "$server" >/dev/null 2>&1 || true
+  t1=$(date +%s.%N)
+  local call
+  call=$(python3 -c 'import json,sys; c=[json.loads(l) for l in open(sys.argv[1])]; print(c[0]["end"]-c[0]["start"])' "$out/calls.jsonl")
+  echo "$(echo "$t1 - $t0" | bc -l) $call"
+}
+
+printf '%-6s %8s %12s %12s %8s %12s %12s %8s\n' mode n untraced_s traced_s ratio untr_call_s tr_call_s ratio
+for spec in "stat 200000" "open 20000"; do
+  set -- $spec
+  : >"$tmp/u"; : >"$tmp/t"
+  for _ in $(seq "$runs"); do
+    one "$1" "$2" untraced >>"$tmp/u"
+    one "$1" "$2" traced >>"$tmp/t"
+  done
+  uw=$(cut -d' ' -f1 "$tmp/u" | median); tw=$(cut -d' ' -f1 "$tmp/t" | median)
+  uc=$(cut -d' ' -f2 "$tmp/u" | median); tc=$(cut -d' ' -f2 "$tmp/t" | median)
+  printf '%-6s %8s %12.3f %12.3f %8.2f %12.3f %12.3f %8.2f\n' "$1" "$2" "$uw" "$tw" "$(echo "$tw/$uw" | bc -l)" "$uc" "$tc" "$(echo "$tc/$uc" | bc -l)"
+done

@@ -1,0 +1,290 @@
+//! The description witness: rules over the text an MCP server shows the model.
+//!
+//! Every text of every entity is a field with a path (`description`,
+//! `inputSchema.properties.path.description`, `arguments[0].description`, …). Each field is
+//! scanned once by the combined pattern set of all rules; only the rules whose patterns occur
+//! are then scored window by window (see `mcp_scan_rules::description`).
+
+pub mod bench;
+mod fields;
+mod text;
+
+pub use fields::{Field, entity_fields};
+use mcp_scan_core::{
+    Analyzer, AnalyzerStatus, EntityKind, EntityReport, Evidence, Finding, Severity,
+    SourceLocation, ToolRef,
+};
+use mcp_scan_manifest::Manifest;
+use mcp_scan_rules::RuleError;
+use mcp_scan_rules::description::{DescriptionRule, DescriptionRules, FieldClass, Window};
+use std::collections::HashSet;
+
+/// One rule that fired on one field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub rule: usize,
+    pub severity: Severity,
+    pub score: i32,
+    /// Field path, e.g. `inputSchema.properties.query.description`.
+    pub field: String,
+    /// The window that scored best, made printable.
+    pub excerpt: String,
+    /// Characters into the field where that window starts.
+    pub offset: usize,
+    /// Labels of the cues found in that window, strongest first.
+    pub cues: Vec<String>,
+}
+
+/// Applies description rules to manifests.
+#[derive(Debug, Clone, Copy)]
+pub struct DescriptionAnalyzer<'r> {
+    rules: &'r DescriptionRules,
+}
+
+impl DescriptionAnalyzer<'static> {
+    /// The analyzer with the built-in rules of `rules/description/`.
+    pub fn builtin() -> Result<Self, RuleError> {
+        Ok(DescriptionAnalyzer {
+            rules: DescriptionRules::builtin()?,
+        })
+    }
+}
+
+impl<'r> DescriptionAnalyzer<'r> {
+    pub fn new(rules: &'r DescriptionRules) -> Self {
+        DescriptionAnalyzer { rules }
+    }
+
+    pub fn rules(&self) -> &'r DescriptionRules {
+        self.rules
+    }
+
+    /// Every rule that fires on these fields of one entity. `siblings` are the names of the
+    /// other tools of the same manifest (a reference to one of them is a workflow hint).
+    pub fn scan_fields(&self, fields: &[Field<'_>], siblings: &HashSet<&str>) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for f in fields {
+            self.scan_field(f, siblings, &mut hits);
+        }
+        hits
+    }
+
+    fn scan_field(&self, field: &Field<'_>, siblings: &HashSet<&str>, hits: &mut Vec<Hit>) {
+        if field.text.is_empty() {
+            return;
+        }
+        // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
+        // that occurs at all.
+        let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
+        for (ri, (rule, (set, index))) in self.rules.rules.iter().zip(&self.rules.sets).enumerate()
+        {
+            if !rule.applies_to(field.class) {
+                continue;
+            }
+            for i in set.matches(field.text).iter() {
+                let p = index[i];
+                let cue = &rule.cues[p.cue];
+                let re = &cue.patterns[p.pattern];
+                occ.extend(re.find_iter(field.text).map(|m| {
+                    let sibling = cue.sibling_weight.is_some() && names_any(m.as_str(), siblings);
+                    (ri, p.cue, m.start(), sibling)
+                }));
+            }
+        }
+        if occ.is_empty() {
+            return;
+        }
+        occ.sort_unstable();
+        let sentences = text::sentences(field.text);
+        let mut i = 0;
+        while i < occ.len() {
+            let rule_idx = occ[i].0;
+            let j = occ[i..]
+                .iter()
+                .position(|o| o.0 != rule_idx)
+                .map_or(occ.len(), |n| i + n);
+            let rule = &self.rules.rules[rule_idx];
+            if let Some(hit) = score_rule(rule_idx, rule, field, &sentences, &occ[i..j]) {
+                hits.push(hit);
+            }
+            i = j;
+        }
+    }
+
+    /// One [`EntityReport`] per entity of the manifest (tools, resources, templates, prompts,
+    /// and the server itself when it has instructions), each marked complete.
+    pub fn scan_manifest(&self, m: &Manifest) -> Vec<EntityReport> {
+        let mut siblings: HashSet<&str> = m.tools.iter().map(|t| t.name.as_str()).collect();
+        fields::entities(m)
+            .into_iter()
+            .map(|e| {
+                // A tool naming itself is not a reference to a sibling.
+                let own = e.kind == EntityKind::Tool && siblings.remove(e.name);
+                let hits = self.scan_fields(&e.fields, &siblings);
+                if own {
+                    siblings.insert(e.name);
+                }
+                let target = ToolRef::new(m.server.clone(), e.kind, e.name.to_string());
+                let mut report = EntityReport::new(target.clone(), e.declared.map(str::to_string));
+                report
+                    .analyzers
+                    .push(AnalyzerStatus::complete(Analyzer::Description));
+                let mut loc = SourceLocation::new(m.source.clone(), e.line.unwrap_or(1), 1);
+                loc.snippet = None;
+                for h in hits {
+                    report
+                        .findings
+                        .push(self.finding(&h, &target, e.kind, e.declared, &loc));
+                }
+                report
+            })
+            .collect()
+    }
+
+    fn finding(
+        &self,
+        h: &Hit,
+        target: &ToolRef,
+        kind: EntityKind,
+        declared: Option<&str>,
+        loc: &SourceLocation,
+    ) -> Finding {
+        let rule = &self.rules.rules[h.rule];
+        let what = if kind == EntityKind::Server {
+            "server instructions"
+        } else {
+            kind.as_str()
+        };
+        let observation = format!(
+            "{what} field `{}` {} ({}): \"{}\"",
+            h.field,
+            rule.observation,
+            h.cues.join("; "),
+            h.excerpt
+        );
+        Finding::builder(
+            rule.meta.id.clone(),
+            Analyzer::Description,
+            rule.meta.taxonomy,
+            target.clone(),
+        )
+        .severity(h.severity)
+        .confidence(rule.meta.confidence)
+        .title(rule.title.clone())
+        .observation(observation)
+        .declared(declared.map(str::to_string))
+        .location(loc.clone())
+        .evidence(Evidence::Text {
+            field: h.field.clone(),
+            excerpt: h.excerpt.clone(),
+            offset: Some(h.offset),
+        })
+        .key(format!("{}#{}", h.field, rule.meta.id))
+        .build()
+    }
+}
+
+/// Scores one rule's cue occurrences (sorted by cue, then offset) on one field.
+fn score_rule(
+    rule_idx: usize,
+    rule: &DescriptionRule,
+    field: &Field<'_>,
+    sentences: &[(usize, usize)],
+    occ: &[(usize, usize, usize, bool)],
+) -> Option<Hit> {
+    let n = sentences.len().max(1);
+    let sentence_of = |byte: usize| -> usize {
+        sentences
+            .partition_point(|&(start, _)| start <= byte)
+            .saturating_sub(1)
+    };
+    // Which cues appear in which sentence, and whether only as references to sibling tools
+    // (cue counts per rule are small).
+    let mut present: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+    for &(_, cue, at, sibling) in occ {
+        let s = sentence_of(at).min(n - 1);
+        match present[s].iter_mut().find(|(c, _)| *c == cue) {
+            Some(entry) => entry.1 &= sibling,
+            None => present[s].push((cue, sibling)),
+        }
+    }
+    let windows: Vec<(usize, usize)> = match rule.window {
+        Window::Field => vec![(0, n - 1)],
+        Window::Sentence => (0..n).map(|s| (s, s)).collect(),
+        Window::Adjacent => (0..n).map(|s| (s, (s + 1).min(n - 1))).collect(),
+    };
+    let mut best: Option<(i32, usize, usize, Vec<usize>)> = None;
+    for (a, b) in windows {
+        let mut found: Vec<(usize, bool)> = Vec::new();
+        for s in present.iter().take(b + 1).skip(a) {
+            for &(c, sibling) in s {
+                match found.iter_mut().find(|(x, _)| *x == c) {
+                    Some(entry) => entry.1 &= sibling,
+                    None => found.push((c, sibling)),
+                }
+            }
+        }
+        let cues: Vec<usize> = found.iter().map(|&(c, _)| c).collect();
+        if cues.is_empty() {
+            continue;
+        }
+        if !rule.requires_any.is_empty() && !cues.iter().any(|c| rule.requires_any.contains(c)) {
+            continue;
+        }
+        let score: i32 = found
+            .iter()
+            .map(|&(c, sibling)| {
+                let cue = &rule.cues[c];
+                match (sibling, cue.sibling_weight) {
+                    (true, Some(w)) => w,
+                    _ => cue.weight,
+                }
+            })
+            .sum();
+        if best.as_ref().is_none_or(|(s, ..)| score > *s) {
+            best = Some((score, a, b, cues));
+        }
+    }
+    let (score, mut a, mut b, mut cues) = best?;
+    let severity = rule.severity_for(score)?;
+    // Show only the sentences that carry the evidence.
+    let carries = |s: usize| present[s].iter().any(|&(c, _)| rule.cues[c].weight > 0);
+    if a < b && !carries(a) {
+        a += 1;
+    } else if a < b && !carries(b) {
+        b -= 1;
+    }
+    cues.sort_by_key(|&c| -rule.cues[c].weight);
+    let start = sentences.get(a).map_or(0, |s| s.0);
+    let end = sentences.get(b).map_or(field.text.len(), |s| s.1);
+    Some(Hit {
+        rule: rule_idx,
+        severity,
+        score,
+        field: field.path.clone(),
+        excerpt: text::excerpt(&field.text[start..end]),
+        offset: field.text[..start].chars().count(),
+        cues: cues
+            .into_iter()
+            .filter(|&c| rule.cues[c].weight > 0)
+            .map(|c| rule.cues[c].label.clone())
+            .collect(),
+    })
+}
+
+/// Whether `text` contains one of `names` as a whole identifier.
+fn names_any(text: &str, names: &HashSet<&str>) -> bool {
+    !names.is_empty()
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .any(|token| names.contains(token) || names.contains(token.trim_end_matches('.')))
+}
+
+/// Convenience for callers that only have a description (the benchmark): scans it as a tool
+/// with that name and description.
+pub fn tool_fields<'a>(name: &'a str, description: &'a str) -> Vec<Field<'a>> {
+    vec![
+        Field::new("name".into(), FieldClass::Name, name),
+        Field::new("description".into(), FieldClass::Text, description),
+    ]
+}

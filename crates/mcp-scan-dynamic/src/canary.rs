@@ -1,0 +1,235 @@
+//! Canaries: unique random tokens planted in the sandbox's HOME and environment, and the search
+//! that finds them again (plain, upper case, hex, base64 at every alignment) in any channel.
+
+use crate::rules::RuntimeRules;
+use std::io::Read;
+
+/// One planted secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canary {
+    /// Where it was planted: `~/.ssh/id_rsa` or `$GITHUB_TOKEN`.
+    pub origin: String,
+    /// The random token (lowercase hex).
+    pub token: String,
+    /// The exact content written (file body or variable value).
+    pub content: String,
+    /// For files: path relative to HOME.
+    pub home_path: Option<String>,
+    /// For variables: its name.
+    pub env_name: Option<String>,
+}
+
+/// Every canary of one sandbox, and the encoded forms searched for.
+#[derive(Debug, Clone, Default)]
+pub struct CanarySet {
+    pub canaries: Vec<Canary>,
+    needles: Vec<(Vec<u8>, usize)>,
+}
+
+/// A canary found in some data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanaryHit {
+    pub origin: String,
+    /// `plain`, `hex` or `base64`.
+    pub encoding: &'static str,
+}
+
+fn random_hex(n_bytes: usize) -> std::io::Result<String> {
+    let mut buf = vec![0u8; n_bytes];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut buf)?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn fill(template: &str, token: &str) -> String {
+    template
+        .replace("{token_upper}", &token.to_uppercase())
+        .replace("{token}", token)
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+pub(crate) fn base64(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Base64 fragments of `token` that appear whatever bytes surround it, one per alignment.
+fn base64_fragments(token: &[u8]) -> Vec<String> {
+    (0..3)
+        .map(|k| {
+            let mut data = vec![0u8; k];
+            data.extend_from_slice(token);
+            let enc = base64(&data);
+            // Characters that mix prefix bits: the first ceil(8k/6); mixing suffix bits: the last 4.
+            let skip = (8 * k).div_ceil(6);
+            let end = enc.len().saturating_sub(4);
+            enc.get(skip..end).unwrap_or_default().to_string()
+        })
+        .filter(|s| s.len() >= 12)
+        .collect()
+}
+
+impl CanarySet {
+    /// Creates fresh tokens for every canary the rules name.
+    pub fn generate(rules: &RuntimeRules) -> std::io::Result<Self> {
+        let mut canaries = Vec::new();
+        for f in &rules.canary_files {
+            let token = random_hex(12)?;
+            canaries.push(Canary {
+                origin: format!("~/{}", f.path),
+                content: fill(&f.template, &token),
+                token,
+                home_path: Some(f.path.clone()),
+                env_name: None,
+            });
+        }
+        for (name, template) in &rules.canary_env {
+            let token = random_hex(12)?;
+            canaries.push(Canary {
+                origin: format!("${name}"),
+                content: fill(template, &token),
+                token,
+                home_path: None,
+                env_name: Some(name.clone()),
+            });
+        }
+        Ok(Self::from_canaries(canaries))
+    }
+
+    /// Builds the search index for given canaries (tests use fixed tokens).
+    pub fn from_canaries(canaries: Vec<Canary>) -> Self {
+        let mut needles = Vec::new();
+        for (i, c) in canaries.iter().enumerate() {
+            let t = c.token.as_bytes();
+            needles.push((t.to_vec(), i));
+            needles.push((c.token.to_uppercase().into_bytes(), i));
+            let hex: String = t.iter().map(|b| format!("{b:02x}")).collect();
+            needles.push((hex.into_bytes(), i));
+            for frag in base64_fragments(t) {
+                needles.push((frag.into_bytes(), i));
+            }
+        }
+        CanarySet { canaries, needles }
+    }
+
+    /// Every canary found in `data`, once each, with how it was encoded.
+    pub fn find(&self, data: &[u8]) -> Vec<CanaryHit> {
+        let mut hits: Vec<CanaryHit> = Vec::new();
+        for (needle, idx) in &self.needles {
+            if needle.is_empty() || data.len() < needle.len() {
+                continue;
+            }
+            if data.windows(needle.len()).any(|w| w == needle.as_slice()) {
+                let c = &self.canaries[*idx];
+                if hits.iter().any(|h| h.origin == c.origin) {
+                    continue;
+                }
+                let encoding = if needle.as_slice() == c.token.as_bytes()
+                    || needle.as_slice() == c.token.to_uppercase().as_bytes()
+                {
+                    "plain"
+                } else if needle.len() == c.token.len() * 2 {
+                    "hex"
+                } else {
+                    "base64"
+                };
+                hits.push(CanaryHit {
+                    origin: c.origin.clone(),
+                    encoding,
+                });
+            }
+        }
+        hits
+    }
+
+    /// Environment variables to set in the sandbox.
+    pub fn env(&self) -> Vec<(String, String)> {
+        self.canaries
+            .iter()
+            .filter_map(|c| c.env_name.clone().map(|n| (n, c.content.clone())))
+            .collect()
+    }
+
+    /// Files to write, relative to HOME.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.canaries
+            .iter()
+            .filter_map(|c| c.home_path.as_deref().map(|p| (p, c.content.as_str())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set() -> CanarySet {
+        CanarySet::from_canaries(vec![Canary {
+            origin: "~/.ssh/id_rsa".into(),
+            token: "0123456789abcdef01234567".into(),
+            content: "KEY 0123456789abcdef01234567".into(),
+            home_path: Some(".ssh/id_rsa".into()),
+            env_name: None,
+        }])
+    }
+
+    #[test]
+    fn finds_canary_plain_hex_and_base64_at_any_offset() {
+        let s = set();
+        let body = b"data=KEY 0123456789abcdef01234567&x=1";
+        assert_eq!(s.find(body)[0].encoding, "plain");
+        for prefix in ["", "a", "ab", "abc"] {
+            let enc = base64(format!("{prefix}-----BEGIN 0123456789abcdef01234567 END").as_bytes());
+            let hits = s.find(enc.as_bytes());
+            assert_eq!(hits.len(), 1, "prefix {prefix:?}: {enc}");
+            assert_eq!(hits[0].encoding, "base64");
+        }
+        let hex: String = b"0123456789abcdef01234567"
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(s.find(hex.as_bytes())[0].encoding, "hex");
+    }
+
+    #[test]
+    fn unrelated_data_has_no_canary() {
+        let s = set();
+        assert!(s.find(b"hello world 0123456789abcdef0123456X").is_empty());
+        assert!(
+            s.find(base64(b"the quick brown fox jumps").as_bytes())
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn base64_matches_the_standard_alphabet() {
+        assert_eq!(base64(b"hello"), "aGVsbG8=");
+        assert_eq!(base64(b"hi"), "aGk=");
+        assert_eq!(base64(b"abc"), "YWJj");
+    }
+
+    #[test]
+    fn generated_tokens_are_unique_per_canary() {
+        let s = CanarySet::generate(crate::rules::RuntimeRules::builtin()).expect("urandom");
+        let mut tokens: Vec<_> = s.canaries.iter().map(|c| c.token.clone()).collect();
+        let n = tokens.len();
+        tokens.sort();
+        tokens.dedup();
+        assert_eq!(tokens.len(), n);
+        assert!(s.env().iter().any(|(k, _)| k == "GITHUB_TOKEN"));
+    }
+}

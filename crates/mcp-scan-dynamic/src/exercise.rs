@@ -1,0 +1,407 @@
+//! The MCP client side: initialize, list everything (all pages), call every tool with synthesised
+//! inputs (one call in flight, per-call timeout), read resources, get prompts, list tools again.
+//! Each request's time window is recorded for attribution.
+
+use crate::inputs::{self, CallInput};
+use crate::rules::Probe;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// What kind of entity a request exercised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+/// One request and its time window.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallRecord {
+    pub target: Target,
+    /// Tool or prompt name, or resource URI.
+    pub name: String,
+    /// 1-based count of requests to this entity.
+    pub n: u32,
+    /// `valid` or a probe name.
+    pub label: String,
+    pub start: f64,
+    pub end: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// Text of the response (content and structured content), truncated.
+    pub response: String,
+    pub is_error: bool,
+    pub timed_out: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    #[serde(skip)]
+    pub marker: Option<String>,
+    #[serde(skip)]
+    pub probe_kind: Option<crate::rules::ProbeKind>,
+}
+
+impl CallRecord {
+    pub fn phase(&self) -> String {
+        match self.target {
+            Target::Tool => format!("call:{}#{}", self.name, self.n),
+            Target::Resource => format!("read:{}#{}", self.name, self.n),
+            Target::Prompt => format!("prompt:{}#{}", self.name, self.n),
+        }
+    }
+}
+
+/// What the client saw.
+#[derive(Debug, Default, Serialize)]
+pub struct Exercise {
+    pub server_info: Option<Value>,
+    pub tools: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+    /// tools/list after all calls.
+    pub tools_after: Option<Vec<Value>>,
+    pub calls: Vec<CallRecord>,
+    /// When initialize + listing finished (end of startup).
+    pub startup_end: f64,
+    /// Why the session ended early, if it did.
+    pub aborted: Option<String>,
+    /// Problems that did not end the session (a list method failing, ...).
+    pub notes: Vec<String>,
+}
+
+pub struct ExerciseConfig {
+    pub timeout: Duration,
+    /// Time allowed for the server to start and answer initialize.
+    pub startup_timeout: Duration,
+    pub valid_calls: u32,
+    pub probes: Vec<Probe>,
+    /// Marker prefix unique to this run.
+    pub marker_prefix: String,
+}
+
+const MAX_RESPONSE: usize = 512 * 1024;
+
+fn to_values<T: Serialize>(v: &[T]) -> Vec<Value> {
+    v.iter()
+        .filter_map(|x| serde_json::to_value(x).ok())
+        .collect()
+}
+
+fn response_text(v: &Value) -> String {
+    let mut s = String::new();
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::String(t) => {
+                out.push_str(t);
+                out.push('\n');
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    walk(v, &mut s);
+    if s.len() > MAX_RESPONSE {
+        let mut cut = MAX_RESPONSE;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
+/// Runs the whole client session over `(read, write)`.
+pub async fn run<R, W>(
+    read: R,
+    write: W,
+    cfg: &ExerciseConfig,
+    alive: &dyn Fn() -> bool,
+) -> Exercise
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    session((read, write), cfg, alive, false).await
+}
+
+/// Lists everything a remote (streamable HTTP) server offers, without calling anything.
+pub async fn manifest_only<T, E, A>(transport: T, cfg: &ExerciseConfig) -> Exercise
+where
+    T: rmcp::transport::IntoTransport<rmcp::RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    session(transport, cfg, &|| true, true).await
+}
+
+async fn session<T, E, A>(
+    transport: T,
+    cfg: &ExerciseConfig,
+    alive: &dyn Fn() -> bool,
+    list_only: bool,
+) -> Exercise
+where
+    T: rmcp::transport::IntoTransport<rmcp::RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut ex = Exercise::default();
+    let t = cfg.timeout;
+    let client = match tokio::time::timeout(cfg.startup_timeout, ().serve(transport)).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => {
+            ex.aborted = Some(format!("initialize failed: {e}"));
+            ex.startup_end = now();
+            return ex;
+        }
+        Err(_) => {
+            ex.aborted = Some(format!(
+                "the server did not answer initialize within {}s",
+                cfg.startup_timeout.as_secs_f64()
+            ));
+            ex.startup_end = now();
+            return ex;
+        }
+    };
+    // Never let a server-set TTL serve a stale tool list: the re-listing must hit the server.
+    client
+        .peer()
+        .set_response_cache_config(rmcp::ClientCacheConfig::disabled())
+        .await;
+    ex.server_info = client
+        .peer_info()
+        .and_then(|i| serde_json::to_value(&*i).ok());
+    let caps = ex
+        .server_info
+        .as_ref()
+        .and_then(|i| i.get("capabilities"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let has = |k: &str| caps.get(k).is_some();
+    let peer = client.peer().clone();
+
+    match tokio::time::timeout(t, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => ex.tools = to_values(&tools),
+        Ok(Err(e)) => {
+            if has("tools") {
+                ex.aborted = Some(format!("tools/list failed: {e}"));
+            } else {
+                ex.notes.push(format!("tools/list failed: {e}"));
+            }
+        }
+        Err(_) => ex.aborted = Some(format!("tools/list timed out after {}s", t.as_secs_f64())),
+    }
+    if ex.aborted.is_none() && has("resources") {
+        match tokio::time::timeout(t, peer.list_all_resources()).await {
+            Ok(Ok(r)) => ex.resources = to_values(&r),
+            Ok(Err(e)) => ex.notes.push(format!("resources/list failed: {e}")),
+            Err(_) => ex.notes.push("resources/list timed out".into()),
+        }
+        match tokio::time::timeout(t, peer.list_all_resource_templates()).await {
+            Ok(Ok(r)) => ex.resource_templates = to_values(&r),
+            Ok(Err(e)) => ex
+                .notes
+                .push(format!("resources/templates/list failed: {e}")),
+            Err(_) => ex.notes.push("resources/templates/list timed out".into()),
+        }
+    }
+    if ex.aborted.is_none() && has("prompts") {
+        match tokio::time::timeout(t, peer.list_all_prompts()).await {
+            Ok(Ok(r)) => ex.prompts = to_values(&r),
+            Ok(Err(e)) => ex.notes.push(format!("prompts/list failed: {e}")),
+            Err(_) => ex.notes.push("prompts/list timed out".into()),
+        }
+    }
+    ex.startup_end = now();
+    if list_only {
+        let _ = tokio::time::timeout(Duration::from_secs(1), client.cancel()).await;
+        return ex;
+    }
+
+    let mut seq = 0usize;
+    // Tools.
+    let tools = ex.tools.clone();
+    'tools: for tool in &tools {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let schema = tool
+            .get("inputSchema")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut inputs: Vec<CallInput> = inputs::synthesize(&schema, &cfg.probes, &|i| {
+            format!("{}{}x{}", cfg.marker_prefix, seq, i)
+        });
+        seq += 1;
+        // More valid calls before the probes, so behaviour that waits for the Nth call shows.
+        let valid = inputs[0].clone();
+        for _ in 1..cfg.valid_calls.max(1) {
+            inputs.insert(1, valid.clone());
+        }
+        for (i, input) in inputs.into_iter().enumerate() {
+            if ex.aborted.is_some() {
+                break 'tools;
+            }
+            let mut rec = CallRecord {
+                target: Target::Tool,
+                name: name.to_string(),
+                n: (i + 1) as u32,
+                label: input.label.clone(),
+                start: now(),
+                end: 0.0,
+                arguments: Some(input.arguments.clone()),
+                response: String::new(),
+                is_error: false,
+                timed_out: false,
+                failure: None,
+                marker: input.marker.clone(),
+                probe_kind: input.probe_kind,
+            };
+            let params =
+                CallToolRequestParams::new(name.to_string()).with_arguments(input.arguments);
+            match tokio::time::timeout(t, peer.call_tool(params)).await {
+                Ok(Ok(res)) => {
+                    let v = serde_json::to_value(&res).unwrap_or(Value::Null);
+                    rec.is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                    rec.response = response_text(&v);
+                }
+                Ok(Err(e)) => {
+                    // A JSON-RPC error answer is still an answer; a closed transport is not.
+                    let msg = e.to_string();
+                    rec.failure = Some(msg.clone());
+                    if !alive() || msg.contains("closed") || msg.contains("Transport") {
+                        ex.aborted =
+                            Some(format!("the server stopped during {}: {msg}", rec.phase()));
+                    }
+                }
+                Err(_) => {
+                    rec.timed_out = true;
+                    rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
+                }
+            }
+            rec.end = now();
+            let timed_out = rec.timed_out;
+            ex.calls.push(rec);
+            if timed_out {
+                // One call in flight: a server still busy with a timed-out call is not probed further.
+                if !alive() {
+                    ex.aborted = Some(format!("the server died during a call to `{name}`"));
+                }
+                continue 'tools;
+            }
+        }
+    }
+    // Resources.
+    let resources = ex.resources.clone();
+    for r in &resources {
+        if ex.aborted.is_some() {
+            break;
+        }
+        let Some(uri) = r.get("uri").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut rec = CallRecord {
+            target: Target::Resource,
+            name: uri.to_string(),
+            n: 1,
+            label: "valid".into(),
+            start: now(),
+            end: 0.0,
+            arguments: None,
+            response: String::new(),
+            is_error: false,
+            timed_out: false,
+            failure: None,
+            marker: None,
+            probe_kind: None,
+        };
+        match tokio::time::timeout(
+            t,
+            peer.read_resource(ReadResourceRequestParams::new(uri.to_string())),
+        )
+        .await
+        {
+            Ok(Ok(res)) => {
+                rec.response = response_text(&serde_json::to_value(&res).unwrap_or(Value::Null))
+            }
+            Ok(Err(e)) => rec.failure = Some(e.to_string()),
+            Err(_) => {
+                rec.timed_out = true;
+                rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
+            }
+        }
+        rec.end = now();
+        ex.calls.push(rec);
+    }
+    // Prompts.
+    let prompts = ex.prompts.clone();
+    for p in &prompts {
+        if ex.aborted.is_some() {
+            break;
+        }
+        let Some(name) = p.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let args = p
+            .get("arguments")
+            .and_then(Value::as_array)
+            .map(|a| inputs::prompt_arguments(a))
+            .unwrap_or_default();
+        let mut rec = CallRecord {
+            target: Target::Prompt,
+            name: name.to_string(),
+            n: 1,
+            label: "valid".into(),
+            start: now(),
+            end: 0.0,
+            arguments: Some(args.clone()),
+            response: String::new(),
+            is_error: false,
+            timed_out: false,
+            failure: None,
+            marker: None,
+            probe_kind: None,
+        };
+        let mut params = GetPromptRequestParams::new(name.to_string());
+        if !args.is_empty() {
+            params = params.with_arguments(args);
+        }
+        match tokio::time::timeout(t, peer.get_prompt(params)).await {
+            Ok(Ok(res)) => {
+                rec.response = response_text(&serde_json::to_value(&res).unwrap_or(Value::Null))
+            }
+            Ok(Err(e)) => rec.failure = Some(e.to_string()),
+            Err(_) => {
+                rec.timed_out = true;
+                rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
+            }
+        }
+        rec.end = now();
+        ex.calls.push(rec);
+    }
+    if ex.calls.iter().any(|c| c.timed_out) {
+        ex.notes.push(
+            "tools/list was not re-read: a call timed out, so the server may still be busy".into(),
+        );
+    } else if ex.aborted.is_none() {
+        match tokio::time::timeout(t, peer.list_all_tools()).await {
+            Ok(Ok(tools)) => ex.tools_after = Some(to_values(&tools)),
+            Ok(Err(e)) => ex.notes.push(format!("second tools/list failed: {e}")),
+            Err(_) => ex.notes.push("second tools/list timed out".into()),
+        }
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), client.cancel()).await;
+    ex
+}

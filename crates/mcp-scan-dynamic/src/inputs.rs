@@ -1,0 +1,367 @@
+//! Tool arguments synthesised from a JSON Schema: one valid call (enums, formats, defaults and
+//! key-name hints such as a path inside the workspace or a URL on a sink host), then adversarial
+//! variants that put one probe into every string argument.
+
+use crate::rules::{Probe, ProbeKind};
+use crate::sandbox::SANDBOX_WORK;
+use serde_json::{Map, Value, json};
+
+/// A sample file planted in the workspace so "valid" path arguments point at something real.
+pub const SAMPLE_FILE: &str = "notes.txt";
+pub const SAMPLE_CONTENT: &str = "meeting notes: ship the release on friday\n";
+
+/// One set of arguments to call a tool with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallInput {
+    /// `valid` or the probe name.
+    pub label: String,
+    pub arguments: Map<String, Value>,
+    /// The unique marker placed in command/code probes (`None` for valid calls).
+    pub marker: Option<String>,
+    pub probe_kind: Option<ProbeKind>,
+}
+
+fn key_hint(key: &str) -> Option<Value> {
+    let k = key.to_ascii_lowercase();
+    let has = |w: &str| k.contains(w);
+    if has("url") || has("uri") || has("endpoint") || has("link") || has("website") {
+        return Some(json!("http://example.com/"));
+    }
+    if has("path") || has("file") || k == "filename" {
+        return Some(json!(format!("{SANDBOX_WORK}/{SAMPLE_FILE}")));
+    }
+    if has("dir") || has("folder") || k == "root" {
+        return Some(json!(SANDBOX_WORK));
+    }
+    if has("email") {
+        return Some(json!("user@example.com"));
+    }
+    if has("timezone") || k == "tz" {
+        return Some(json!("UTC"));
+    }
+    if has("host") || has("domain") {
+        return Some(json!("example.com"));
+    }
+    if has("query") || has("search") || k == "q" {
+        return Some(json!("hello"));
+    }
+    if has("command") || k == "cmd" {
+        return Some(json!("echo hello"));
+    }
+    if has("expression") || has("expr") || has("formula") {
+        return Some(json!("2 + 3"));
+    }
+    if k == "time" {
+        return Some(json!("12:00"));
+    }
+    if has("date") {
+        return Some(json!("2024-01-15"));
+    }
+    None
+}
+
+fn format_value(format: &str) -> Option<Value> {
+    Some(match format {
+        "uri" | "url" | "iri" | "uri-reference" => json!("http://example.com/"),
+        "email" => json!("user@example.com"),
+        "date" => json!("2024-01-15"),
+        "date-time" => json!("2024-01-15T12:00:00Z"),
+        "time" => json!("12:00:00"),
+        "uuid" => json!("123e4567-e89b-12d3-a456-426614174000"),
+        "ipv4" => json!("192.0.2.1"),
+        "hostname" => json!("example.com"),
+        _ => return None,
+    })
+}
+
+fn schema_type(schema: &Map<String, Value>) -> Option<String> {
+    match schema.get("type") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .map(str::to_string),
+        _ => {
+            for key in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(alts)) = schema.get(key) {
+                    for alt in alts {
+                        if let Some(o) = alt.as_object()
+                            && let Some(t) = schema_type(o)
+                            && t != "null"
+                        {
+                            return Some(t);
+                        }
+                    }
+                }
+            }
+            schema.contains_key("properties").then(|| "object".into())
+        }
+    }
+}
+
+fn resolve<'a>(
+    schema: &'a Map<String, Value>,
+    root: &'a Map<String, Value>,
+) -> &'a Map<String, Value> {
+    if let Some(Value::String(r)) = schema.get("$ref")
+        && let Some(name) = r.rsplit('/').next()
+    {
+        for defs in ["$defs", "definitions"] {
+            if let Some(target) = root
+                .get(defs)
+                .and_then(|d| d.get(name))
+                .and_then(Value::as_object)
+            {
+                return target;
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(alts)) = schema.get(key)
+            && !schema.contains_key("type")
+            && let Some(o) = alts
+                .iter()
+                .filter_map(Value::as_object)
+                .find(|o| o.get("type").and_then(Value::as_str) != Some("null"))
+        {
+            return resolve(o, root);
+        }
+    }
+    schema
+}
+
+/// A valid value for `schema`, using `key` as a hint. `depth` bounds recursion.
+pub fn valid_value(
+    key: &str,
+    schema: &Map<String, Value>,
+    root: &Map<String, Value>,
+    depth: u32,
+) -> Value {
+    let schema = resolve(schema, root);
+    if let Some(Value::Array(e)) = schema.get("enum")
+        && let Some(first) = e.first()
+    {
+        return first.clone();
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(d) = schema.get("default")
+        && !d.is_null()
+    {
+        return d.clone();
+    }
+    if let Some(Value::Array(ex)) = schema.get("examples")
+        && let Some(first) = ex.first()
+    {
+        return first.clone();
+    }
+    match schema_type(schema).as_deref() {
+        Some("integer") => {
+            let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+            let max = schema
+                .get("maximum")
+                .and_then(Value::as_i64)
+                .unwrap_or(i64::MAX);
+            json!(min.max(1).min(max).max(min))
+        }
+        Some("number") => {
+            let min = schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0);
+            json!(min.max(1.0))
+        }
+        Some("boolean") => json!(false),
+        Some("array") => {
+            let item = schema
+                .get("items")
+                .and_then(Value::as_object)
+                .map(|i| valid_value(key, i, root, depth + 1))
+                .unwrap_or(json!("item"));
+            json!([item])
+        }
+        Some("object") if depth < 4 => Value::Object(valid_object(schema, root, depth + 1)),
+        Some("object") => json!({}),
+        Some("null") => Value::Null,
+        _ => {
+            if let Some(f) = schema.get("format").and_then(Value::as_str)
+                && let Some(v) = format_value(f)
+            {
+                return v;
+            }
+            if let Some(v) = key_hint(key) {
+                return v;
+            }
+            let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let mut s = "hello".to_string();
+            while s.len() < min {
+                s.push('x');
+            }
+            json!(s)
+        }
+    }
+}
+
+fn valid_object(
+    schema: &Map<String, Value>,
+    root: &Map<String, Value>,
+    depth: u32,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(Value::Object(props)) = schema.get("properties") {
+        for (k, v) in props {
+            if let Some(o) = v.as_object() {
+                out.insert(k.clone(), valid_value(k, o, root, depth));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a (resolved) property schema accepts strings.
+fn is_string(schema: &Map<String, Value>, root: &Map<String, Value>) -> bool {
+    let s = resolve(schema, root);
+    schema_type(s).is_none_or(|t| t == "string") && !s.contains_key("enum")
+}
+
+/// The valid call, then one call per probe with the probe in every string argument.
+pub fn synthesize(
+    input_schema: &Map<String, Value>,
+    probes: &[Probe],
+    marker: &dyn Fn(usize) -> String,
+) -> Vec<CallInput> {
+    let valid = valid_object(input_schema, input_schema, 0);
+    let mut calls = vec![CallInput {
+        label: "valid".into(),
+        arguments: valid.clone(),
+        marker: None,
+        probe_kind: None,
+    }];
+    let string_keys: Vec<String> = input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .filter(|(_, v)| v.as_object().is_some_and(|o| is_string(o, input_schema)))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if string_keys.is_empty() {
+        return calls;
+    }
+    for (i, p) in probes.iter().enumerate() {
+        let m = marker(i);
+        let value = match p.kind {
+            ProbeKind::Size => "A".repeat(100_000),
+            _ => p.value.replace("{probe}", &m),
+        };
+        let mut args = valid.clone();
+        for k in &string_keys {
+            args.insert(k.clone(), json!(value));
+        }
+        let uses_marker = p.value.contains("{probe}");
+        calls.push(CallInput {
+            label: p.name.clone(),
+            arguments: args,
+            marker: uses_marker.then_some(m),
+            probe_kind: Some(p.kind),
+        });
+    }
+    calls
+}
+
+/// Arguments for a prompt's declared arguments (all strings).
+pub fn prompt_arguments(args: &[Value]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for a in args {
+        if let Some(name) = a.get("name").and_then(Value::as_str) {
+            out.insert(
+                name.to_string(),
+                key_hint(name).unwrap_or_else(|| json!("hello")),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn valid_call_uses_enums_formats_and_key_hints() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "mode": {"type": "string", "enum": ["fast", "slow"]},
+                "site": {"type": "string", "format": "uri"},
+                "count": {"type": "integer", "minimum": 3},
+                "flag": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "opt": {"anyOf": [{"type": "null"}, {"type": "integer"}]}
+            },
+            "required": ["path"]
+        }));
+        let calls = synthesize(&s, &[], &|i| format!("m{i}"));
+        let a = &calls[0].arguments;
+        assert_eq!(a["path"], json!(format!("{SANDBOX_WORK}/{SAMPLE_FILE}")));
+        assert_eq!(a["mode"], json!("fast"));
+        assert_eq!(a["site"], json!("http://example.com/"));
+        assert_eq!(a["count"], json!(3));
+        assert_eq!(a["flag"], json!(false));
+        assert_eq!(a["tags"], json!(["hello"]));
+        assert_eq!(a["opt"], json!(1));
+    }
+
+    #[test]
+    fn probes_fill_every_string_argument_and_carry_their_marker() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {"expression": {"type": "string"}, "n": {"type": "integer"}}
+        }));
+        let probes = crate::rules::RuntimeRules::builtin().probes.clone();
+        let calls = synthesize(&s, &probes, &|i| format!("mcpprobe{i}"));
+        assert_eq!(calls.len(), 1 + probes.len());
+        let code = calls
+            .iter()
+            .find(|c| c.probe_kind == Some(ProbeKind::Code))
+            .expect("code probe");
+        let m = code.marker.clone().expect("marker");
+        assert!(
+            code.arguments["expression"]
+                .as_str()
+                .is_some_and(|v| v.contains(&m))
+        );
+        assert_eq!(
+            code.arguments["n"],
+            json!(1),
+            "non-string arguments stay valid"
+        );
+    }
+
+    #[test]
+    fn tools_without_string_arguments_get_only_the_valid_call() {
+        let s = obj(json!({"type": "object", "properties": {"a": {"type": "number"}}}));
+        let probes = crate::rules::RuntimeRules::builtin().probes.clone();
+        assert_eq!(synthesize(&s, &probes, &|i| i.to_string()).len(), 1);
+    }
+
+    #[test]
+    fn refs_into_defs_are_followed() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {"cfg": {"$ref": "#/$defs/Cfg"}},
+            "$defs": {"Cfg": {"type": "object", "properties": {"url": {"type": "string"}}}}
+        }));
+        let calls = synthesize(&s, &[], &|i| i.to_string());
+        assert_eq!(
+            calls[0].arguments["cfg"]["url"],
+            json!("http://example.com/")
+        );
+    }
+}

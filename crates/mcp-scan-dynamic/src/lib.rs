@@ -1,0 +1,717 @@
+//! Runtime analysis for mcp-scan (`mcp-scan dynamic`): runs an MCP server in a namespace sandbox
+//! under a syscall tracer, drives it as an MCP client, and compares what each tool declares with
+//! what it was seen to do. See docs/runtime.md.
+
+pub mod analysis;
+pub mod canary;
+pub mod events;
+pub mod exercise;
+pub mod inputs;
+pub mod pins;
+pub mod rules;
+pub mod sandbox;
+pub mod sinks;
+pub mod trace;
+
+use mcp_scan_core::{
+    Analyzer, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityKind, EntityReport, Report,
+    ScanInfo, ToolRef,
+};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use sandbox::SandboxError;
+
+/// Trace kept per run; beyond this the run is still analysed but later events are lost.
+const MAX_TRACE_BYTES: usize = 256 << 20;
+
+/// Settings for one dynamic scan.
+#[derive(Debug, Clone)]
+pub struct DynamicOptions {
+    /// The server's launch command.
+    pub command: Vec<String>,
+    /// Extra environment passed through (`--env K=V`).
+    pub env: Vec<(String, String)>,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Time allowed for startup until initialize is answered.
+    pub startup_timeout: Duration,
+    /// Valid calls per tool before the probes.
+    pub calls: u32,
+    /// Answer DNS queries (off with `--no-dns`: queries are recorded and answered NXDOMAIN).
+    pub answer_dns: bool,
+    /// Send adversarial probes after the valid calls.
+    pub probes: bool,
+    pub out_dir: Option<PathBuf>,
+    /// Where pins live; `None` disables pinning.
+    pub pin_dir: Option<PathBuf>,
+    pub accept_changes: bool,
+    /// Trace the server (off only for benchmark baselines).
+    pub traced: bool,
+    /// How long to keep watching after the last response, for background activity.
+    pub linger: Duration,
+}
+
+impl DynamicOptions {
+    pub fn new(command: Vec<String>) -> Self {
+        DynamicOptions {
+            command,
+            env: Vec::new(),
+            timeout: Duration::from_secs(15),
+            startup_timeout: Duration::from_secs(30),
+            calls: 2,
+            answer_dns: true,
+            probes: true,
+            out_dir: None,
+            pin_dir: pins::default_dir(),
+            accept_changes: false,
+            traced: true,
+            linger: Duration::from_millis(700),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DynamicError {
+    /// The sandbox or tracer could not be set up (exit 2).
+    #[error("sandbox unavailable: {0}")]
+    Sandbox(#[from] SandboxError),
+    #[error("cannot write {path}: {source}")]
+    OutDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Pins(#[from] pins::PinError),
+    /// The launch command cannot be run (exit 1).
+    #[error("{0}")]
+    Command(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The report plus everything observed.
+pub struct DynamicOutcome {
+    pub report: Report,
+    pub events: Vec<events::Event>,
+    pub captures: Vec<sinks::Capture>,
+    pub exercise: exercise::Exercise,
+    pub stderr: String,
+}
+
+fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
+    ex.server_info
+        .as_ref()
+        .and_then(|i| i.pointer("/serverInfo/name"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            // The script when an interpreter runs one (`python server.py`), else the program.
+            command
+                .iter()
+                .skip(1)
+                .find(|a| std::path::Path::new(a).is_file())
+                .or(command.first())
+                .and_then(|a| a.trim_end_matches('/').rsplit('/').next())
+                .filter(|n| !n.is_empty())
+                .unwrap_or("server")
+                .to_string()
+        })
+}
+
+/// Runs one dynamic scan to completion.
+pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
+    let rules = rules::RuntimeRules::builtin();
+    let Some(first) = opts.command.first() else {
+        return Err(DynamicError::Command("no server command given".into()));
+    };
+    if sandbox::which(first, &[]).is_none_or(|p| !p.exists()) {
+        return Err(DynamicError::Command(format!(
+            "server command `{first}` not found (give its full path, or a name on PATH)"
+        )));
+    }
+    let io = |what: &str, e: std::io::Error| DynamicError::Other(format!("{what}: {e}"));
+    let canaries =
+        canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
+    let run =
+        sandbox::RunDir::create().map_err(|e| io("cannot create the sandbox directory", e))?;
+    let mut env: Vec<(String, String)> = vec![
+        (
+            "PATH".into(),
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+        ),
+        (
+            "LANG".into(),
+            std::env::var("LANG").unwrap_or_else(|_| "C.UTF-8".into()),
+        ),
+        ("HOME".into(), sandbox::SANDBOX_HOME.into()),
+        ("USER".into(), "sandbox".into()),
+        ("TMPDIR".into(), "/tmp".into()),
+    ];
+    env.extend(canaries.env());
+    for (k, v) in &opts.env {
+        env.retain(|(x, _)| x != k);
+        env.push((k.clone(), v.clone()));
+    }
+    let tracer: Option<Arc<dyn trace::Tracer>> = opts
+        .traced
+        .then(|| Arc::new(trace::Strace::default()) as Arc<dyn trace::Tracer>);
+    let spec = sandbox::SandboxSpec {
+        command: absolute_args(&opts.command),
+        env,
+        limits: sandbox::Limits {
+            cpu_seconds: (opts.timeout.as_secs() * 4 + opts.startup_timeout.as_secs()).max(30),
+            ..sandbox::Limits::default()
+        },
+        tracer: tracer.clone(),
+        home_files: canaries
+            .files()
+            .map(|(p, c)| (p.to_string(), c.to_string()))
+            .collect(),
+        work_files: vec![(inputs::SAMPLE_FILE.into(), inputs::SAMPLE_CONTENT.into())],
+    };
+    let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
+    let sink_sockets = sb
+        .sinks
+        .take()
+        .ok_or_else(|| DynamicError::Other("sandbox started without sinks".into()))?;
+    let sinks = sinks::Sinks::start(sink_sockets, opts.answer_dns)
+        .map_err(|e| io("cannot start the network sinks", e))?;
+
+    // Trace reader: drains the pipe as fast as it can (a slow reader would stall strace and with
+    // it the server), then feeds the streaming parser line by line once the run is over.
+    let trace_thread = sb.trace.take().zip(tracer.clone()).map(|(fd, t)| {
+        std::thread::spawn(move || {
+            let mut raw = Vec::new();
+            let mut f = std::fs::File::from(fd);
+            let mut chunk = vec![0u8; 1 << 16];
+            loop {
+                match std::io::Read::read(&mut f, &mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) if raw.len() < MAX_TRACE_BYTES => raw.extend_from_slice(&chunk[..n]),
+                    Ok(_) => {}
+                }
+            }
+            let mut parser = t.parser();
+            let mut records = Vec::new();
+            for line in raw.split(|b| *b == b'\n') {
+                records.extend(parser.feed(&String::from_utf8_lossy(line)));
+            }
+            records.extend(parser.finish());
+            (records, raw)
+        })
+    });
+    let stderr_thread = sb.stderr.take().map(|fd| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            let mut f = std::fs::File::from(fd);
+            loop {
+                match std::io::Read::read(&mut f, &mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) if buf.len() < 1 << 20 => buf.extend_from_slice(&chunk[..n]),
+                    Ok(_) => {}
+                }
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    });
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| io("cannot start the async runtime", e))?;
+    let marker_prefix = format!("mcpscanprobe{}", &canaries.canaries[0].token[..8]);
+    let cfg = exercise::ExerciseConfig {
+        timeout: opts.timeout,
+        startup_timeout: opts.startup_timeout,
+        valid_calls: opts.calls,
+        probes: if opts.probes {
+            rules.probes.clone()
+        } else {
+            Vec::new()
+        },
+        marker_prefix,
+    };
+    let stdin = sb.stdin.take();
+    let stdout = sb.stdout.take();
+    let c1_alive = Arc::new(std::sync::Mutex::new(sb));
+    let alive_handle = c1_alive.clone();
+    let alive = move || {
+        alive_handle
+            .lock()
+            .map(|mut s| s.running())
+            .unwrap_or(false)
+    };
+    let ex = rt.block_on(async {
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+            return exercise::Exercise {
+                aborted: Some("sandbox stdio missing".into()),
+                ..Default::default()
+            };
+        };
+        let w = tokio::net::unix::pipe::Sender::from_owned_fd(stdin);
+        let r = tokio::net::unix::pipe::Receiver::from_owned_fd(stdout);
+        match (r, w) {
+            (Ok(r), Ok(w)) => {
+                let ex = exercise::run(r, w, &cfg, &alive).await;
+                tokio::time::sleep(opts.linger).await;
+                ex
+            }
+            _ => exercise::Exercise {
+                aborted: Some("cannot attach to the server's stdio".into()),
+                ..Default::default()
+            },
+        }
+    });
+    drop(rt);
+    // Tear down: everything in the PID namespace dies with its PID 1.
+    let exit_status = {
+        let mut sb = c1_alive
+            .lock()
+            .map_err(|_| DynamicError::Other("sandbox state poisoned".into()))?;
+        let st = sb.wait(Duration::ZERO);
+        sb.kill();
+        st
+    };
+    let (records, raw_trace) = trace_thread.and_then(|t| t.join().ok()).unwrap_or_default();
+    let stderr = stderr_thread
+        .and_then(|t| t.join().ok())
+        .unwrap_or_default();
+    let captures = sinks.stop();
+
+    let mut evs: Vec<events::Event> = records.iter().filter_map(events::from_record).collect();
+    for (i, e) in evs.iter_mut().enumerate() {
+        e.seq = i as u64 + 1;
+    }
+    let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
+    let written = collect_written(&run, &canaries);
+    let server = server_name(&ex, &opts.command);
+    let inputs = analysis::Inputs {
+        server: &server,
+        exercise: &ex,
+        events: &evs,
+        phases: &phases,
+        captures: &captures,
+        canaries: &canaries,
+        rules,
+        written_files: &written,
+    };
+    let mut findings = analysis::findings(&inputs);
+    if let Some(dir) = &opts.pin_dir
+        && ex.aborted.is_none()
+        && !ex.tools.is_empty()
+    {
+        let hashes = pins::entity_hashes(&ex.tools, &ex.resources, &ex.prompts);
+        findings.extend(pins::check(
+            dir,
+            &opts.command,
+            &server,
+            &hashes,
+            opts.accept_changes,
+        )?);
+    }
+
+    let report = build_report(
+        opts,
+        &server,
+        &ex,
+        findings,
+        exit_status,
+        &stderr,
+        opts.traced,
+    );
+    if let Some(dir) = &opts.out_dir {
+        write_out_dir(dir, &ex, &evs, &captures, &raw_trace, &stderr)?;
+    }
+    Ok(DynamicOutcome {
+        report,
+        events: evs,
+        captures,
+        exercise: ex,
+        stderr,
+    })
+}
+
+/// The server runs in the sandbox workspace, so relative paths that exist on the host (the
+/// interpreter, the script) are made absolute first.
+fn absolute_args(command: &[String]) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    command
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let p = std::path::Path::new(a);
+            let looks_like_path = i == 0 && a.contains('/') || !a.starts_with('-');
+            if looks_like_path
+                && p.is_relative()
+                && (i == 0 && a.contains('/') || cwd.join(p).exists())
+            {
+                cwd.join(p).to_string_lossy().into_owned()
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+/// Settings for a remote (streamable HTTP) server: manifest-only analysis.
+#[derive(Debug, Clone)]
+pub struct RemoteOptions {
+    pub url: String,
+    /// Extra request headers (`--header K:V`), e.g. `Authorization: Bearer ...`.
+    pub headers: Vec<(String, String)>,
+    pub timeout: Duration,
+    pub pin_dir: Option<PathBuf>,
+    pub accept_changes: bool,
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Connects to a remote server over streamable HTTP and lists its tools, resources and prompts.
+/// Nothing is called and nothing can be traced, so every entity is INCOMPLETE; the report says so.
+pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError> {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    if !(opts.url.starts_with("http://") || opts.url.starts_with("https://")) {
+        return Err(DynamicError::Command(format!(
+            "--url must be an http:// or https:// URL, got `{}`",
+            opts.url
+        )));
+    }
+    // https needs a rustls crypto provider; installing one twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut headers = std::collections::HashMap::new();
+    for (k, v) in &opts.headers {
+        let name = http::HeaderName::from_bytes(k.trim().as_bytes())
+            .map_err(|e| DynamicError::Command(format!("bad header name `{k}`: {e}")))?;
+        let value = http::HeaderValue::from_str(v.trim())
+            .map_err(|e| DynamicError::Command(format!("bad value for header `{k}`: {e}")))?;
+        headers.insert(name, value);
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| DynamicError::Other(format!("cannot start the async runtime: {e}")))?;
+    let cfg = exercise::ExerciseConfig {
+        timeout: opts.timeout,
+        startup_timeout: opts.timeout,
+        valid_calls: 0,
+        probes: Vec::new(),
+        marker_prefix: String::new(),
+    };
+    let ex = rt.block_on(async {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(opts.url.clone()).custom_headers(headers),
+        );
+        exercise::manifest_only(transport, &cfg).await
+    });
+    drop(rt);
+    let command = vec![opts.url.clone()];
+    let server = server_name(&ex, &command);
+    let mut findings = Vec::new();
+    if let Some(dir) = &opts.pin_dir
+        && ex.aborted.is_none()
+        && !ex.tools.is_empty()
+    {
+        let hashes = pins::entity_hashes(&ex.tools, &ex.resources, &ex.prompts);
+        findings.extend(pins::check(
+            dir,
+            &command,
+            &server,
+            &hashes,
+            opts.accept_changes,
+        )?);
+    }
+    let base = DynamicOptions::new(command);
+    let mut report = build_report(&base, &server, &ex, findings, None, "", false);
+    const MANIFEST_ONLY: &str =
+        "remote server: manifest only, runtime behaviour was not observed (no sandbox, no tracer)";
+    for e in &mut report.entities {
+        for a in &mut e.analyzers {
+            if a.state == mcp_scan_core::AnalyzerState::Complete
+                || a.reason.as_deref() == Some("run untraced")
+                || a.reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("not exercised"))
+            {
+                a.state = mcp_scan_core::AnalyzerState::Incomplete;
+                a.reason = Some(MANIFEST_ONLY.into());
+            }
+        }
+    }
+    report.diagnostics.push(Diagnostic {
+        level: DiagnosticLevel::Warning,
+        file: None,
+        line: None,
+        column: None,
+        message: MANIFEST_ONLY.into(),
+    });
+    if let Some(dir) = &opts.out_dir {
+        write_out_dir(dir, &ex, &[], &[], &[], "")?;
+    }
+    Ok(DynamicOutcome {
+        report,
+        events: Vec::new(),
+        captures: Vec::new(),
+        exercise: ex,
+        stderr: String::new(),
+    })
+}
+
+/// Files in the writable areas that the server created or changed: (sandbox path, bytes, exec).
+fn collect_written(
+    run: &sandbox::RunDir,
+    canaries: &canary::CanarySet,
+) -> Vec<(String, Vec<u8>, bool)> {
+    use std::os::unix::fs::PermissionsExt;
+    let planted: Vec<PathBuf> = canaries
+        .files()
+        .map(|(p, _)| run.home.join(p))
+        .chain(std::iter::once(run.work.join(inputs::SAMPLE_FILE)))
+        .collect();
+    let mut out = Vec::new();
+    let mut stack = vec![
+        (run.home.clone(), sandbox::SANDBOX_HOME.to_string()),
+        (run.tmp.clone(), "/tmp".to_string()),
+    ];
+    let mut seen = 0;
+    while let Some((dir, shown)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            seen += 1;
+            if seen > 5000 {
+                return out;
+            }
+            let p = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let sp = format!("{shown}/{name}");
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if md.is_dir() {
+                stack.push((p, sp));
+            } else if md.is_file() && !planted.contains(&p) {
+                let mut bytes = Vec::new();
+                if let Ok(f) = std::fs::File::open(&p) {
+                    let _ = std::io::Read::read_to_end(
+                        &mut std::io::Read::take(f, 1 << 20),
+                        &mut bytes,
+                    );
+                }
+                out.push((sp, bytes, md.permissions().mode() & 0o111 != 0));
+            }
+        }
+    }
+    out
+}
+
+fn build_report(
+    opts: &DynamicOptions,
+    server: &str,
+    ex: &exercise::Exercise,
+    findings: Vec<mcp_scan_core::Finding>,
+    exit_status: Option<i32>,
+    stderr: &str,
+    traced: bool,
+) -> Report {
+    let mut report = Report::new(ScanInfo {
+        command: "dynamic".into(),
+        targets: vec![opts.command.join(" ")],
+        analyzers: vec![Analyzer::Runtime],
+    });
+    let mut entities: Vec<EntityReport> = Vec::new();
+    let incomplete_reason = |name: &str, kind: exercise::Target| -> Option<String> {
+        let mine: Vec<&exercise::CallRecord> = ex
+            .calls
+            .iter()
+            .filter(|c| c.target == kind && c.name == name)
+            .collect();
+        if let Some(c) = mine.iter().find(|c| c.timed_out) {
+            return Some(format!("{} ({}) timed out", c.phase(), c.label));
+        }
+        if mine.is_empty() {
+            return Some(match &ex.aborted {
+                Some(a) => format!("not exercised: {a}"),
+                None => "not exercised".into(),
+            });
+        }
+        None
+    };
+    let add = |entities: &mut Vec<EntityReport>,
+               kind: EntityKind,
+               tk: exercise::Target,
+               name: &str,
+               decl: Option<String>| {
+        let mut e = EntityReport::new(ToolRef::new(server, kind, name), decl);
+        e.analyzers.push(match incomplete_reason(name, tk) {
+            Some(r) => AnalyzerStatus::incomplete(Analyzer::Runtime, r),
+            None if !traced => AnalyzerStatus::incomplete(Analyzer::Runtime, "run untraced"),
+            None => AnalyzerStatus::complete(Analyzer::Runtime),
+        });
+        entities.push(e);
+    };
+    let desc = |v: &serde_json::Value| {
+        v.get("description")
+            .and_then(|d| d.as_str())
+            .map(str::to_string)
+    };
+    for t in &ex.tools {
+        if let Some(n) = t.get("name").and_then(|v| v.as_str()) {
+            add(
+                &mut entities,
+                EntityKind::Tool,
+                exercise::Target::Tool,
+                n,
+                desc(t),
+            );
+        }
+    }
+    for r in &ex.resources {
+        if let Some(u) = r.get("uri").and_then(|v| v.as_str()) {
+            add(
+                &mut entities,
+                EntityKind::Resource,
+                exercise::Target::Resource,
+                u,
+                desc(r),
+            );
+        }
+    }
+    for p in &ex.prompts {
+        if let Some(n) = p.get("name").and_then(|v| v.as_str()) {
+            add(
+                &mut entities,
+                EntityKind::Prompt,
+                exercise::Target::Prompt,
+                n,
+                desc(p),
+            );
+        }
+    }
+    // The server itself: startup and background activity, and whether the session completed.
+    let mut srv = EntityReport::new(
+        ToolRef::new(server, EntityKind::Server, server),
+        ex.server_info
+            .as_ref()
+            .and_then(|i| i.get("instructions"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+    );
+    srv.analyzers.push(match &ex.aborted {
+        Some(reason) => {
+            let tail: String = stderr
+                .lines()
+                .rev()
+                .take(3)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join(" | ");
+            let status = exit_status
+                .map(|s| format!(" (server exit status {s})"))
+                .unwrap_or_default();
+            let msg = if tail.is_empty() {
+                format!("{reason}{status}")
+            } else {
+                format!("{reason}{status}; stderr: {tail}")
+            };
+            report.diagnostics.push(Diagnostic {
+                level: DiagnosticLevel::Warning,
+                file: None,
+                line: None,
+                column: None,
+                message: msg.clone(),
+            });
+            AnalyzerStatus::incomplete(Analyzer::Runtime, msg)
+        }
+        None => AnalyzerStatus::complete(Analyzer::Runtime),
+    });
+    entities.push(srv);
+    for note in &ex.notes {
+        report.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Warning,
+            file: None,
+            line: None,
+            column: None,
+            message: note.clone(),
+        });
+    }
+    for f in findings {
+        if let Some(e) = entities.iter_mut().find(|e| e.target == f.target) {
+            e.findings.push(f);
+        } else {
+            let mut e = EntityReport::new(f.target.clone(), None);
+            e.analyzers
+                .push(AnalyzerStatus::complete(Analyzer::Runtime));
+            e.findings.push(f);
+            entities.push(e);
+        }
+    }
+    report.entities = entities;
+    report.normalize();
+    report
+}
+
+fn write_out_dir(
+    dir: &std::path::Path,
+    ex: &exercise::Exercise,
+    evs: &[events::Event],
+    captures: &[sinks::Capture],
+    raw_trace: &[u8],
+    stderr: &str,
+) -> Result<(), DynamicError> {
+    let err = |path: PathBuf| move |source| DynamicError::OutDir { path, source };
+    std::fs::create_dir_all(dir).map_err(err(dir.to_path_buf()))?;
+    let manifest = serde_json::json!({
+        "server_info": ex.server_info,
+        "tools": ex.tools,
+        "resources": ex.resources,
+        "resource_templates": ex.resource_templates,
+        "prompts": ex.prompts,
+        "tools_after_calls": ex.tools_after,
+    });
+    let p = dir.join("manifest.json");
+    std::fs::write(
+        &p,
+        serde_json::to_string_pretty(&manifest).unwrap_or_default(),
+    )
+    .map_err(err(p.clone()))?;
+    let p = dir.join("trace.log");
+    std::fs::write(&p, raw_trace).map_err(err(p.clone()))?;
+    let p = dir.join("stderr.log");
+    std::fs::write(&p, stderr).map_err(err(p.clone()))?;
+    let jsonl = |name: &str, lines: Vec<String>| -> Result<(), DynamicError> {
+        let p = dir.join(name);
+        let mut f = std::fs::File::create(&p).map_err(err(p.clone()))?;
+        for l in lines {
+            writeln!(f, "{l}").map_err(err(p.clone()))?;
+        }
+        Ok(())
+    };
+    jsonl(
+        "events.jsonl",
+        evs.iter()
+            .filter_map(|e| serde_json::to_string(e).ok())
+            .collect(),
+    )?;
+    jsonl(
+        "captures.jsonl",
+        captures
+            .iter()
+            .filter_map(|c| serde_json::to_string(c).ok())
+            .collect(),
+    )?;
+    jsonl(
+        "calls.jsonl",
+        ex.calls
+            .iter()
+            .filter_map(|c| serde_json::to_string(c).ok())
+            .collect(),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,1130 @@
+//! The namespace sandbox (no Docker). See docs/runtime.md for the full picture.
+//!
+//! Process chain, all started with `fork` + `execve` because the parent must set things up between
+//! the two (a `Command::pre_exec` that waits deadlocks):
+//!
+//! ```text
+//! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc); uid/gid maps; lo up, sink address,
+//!                    │   default route on lo, nftables DNAT (via `ip` / `nft`); sink sockets sent
+//!                    │   back over a socketpair; unshare(pid)
+//!                    └─fork──► C2 = PID 1 of the new PID namespace: fresh /proc, tmpfs over /home
+//!                              and /root, fresh HOME with canaries, scratch /tmp, everything else
+//!                              read-only, a nested user+mount namespace that locks those mounts,
+//!                              rlimits, then execve(strace … -- sh -c 'exec 3>&-; exec "$0" "$@"' server…)
+//! ```
+//!
+//! C2 and C1 die with their parent (`PR_SET_PDEATHSIG`); when C2 (PID 1) dies the kernel kills every
+//! process in the namespace, so killing C1 tears everything down and nothing is left behind.
+//! Only code that is safe after `fork` in a threaded process runs in C1/C2: raw syscalls on data
+//! prepared before the fork.
+
+use crate::trace::Tracer;
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+use std::ffi::{CString, c_char, c_int};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Kept host paths are held open (O_PATH) at these descriptor numbers while /tmp and the homes
+/// are covered, then bind-mounted back through `/proc/self/fd/N`.
+const KEEP_FD_BASE: c_int = 100;
+const KEEP_FD_COUNT: usize = 50;
+
+/// HOME inside the sandbox.
+pub const SANDBOX_HOME: &str = "/home/sandbox";
+/// Working directory (scratch workspace) inside the sandbox.
+pub const SANDBOX_WORK: &str = "/home/sandbox/workspace";
+/// Address on `lo` where the sinks listen; every outbound packet is DNATed here.
+pub const SINK_ADDR: [u8; 4] = [10, 255, 255, 1];
+pub const SINK_ADDR_STR: &str = "10.255.255.1";
+/// Port of the TCP and UDP catch-all sinks.
+pub const SINK_PORT: u16 = 9;
+pub const DNS_PORT: u16 = 53;
+
+/// Why the sandbox could not be set up, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}; fix: {fix}")]
+pub struct SandboxError {
+    pub reason: String,
+    pub fix: String,
+}
+
+impl SandboxError {
+    fn new(reason: impl Into<String>, fix: impl Into<String>) -> Self {
+        SandboxError {
+            reason: reason.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+/// Resource limits applied to everything in the sandbox.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub processes: u64,
+    pub memory_bytes: u64,
+    pub file_size_bytes: u64,
+    pub cpu_seconds: u64,
+    pub open_files: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            processes: 256,
+            memory_bytes: 2 << 30,
+            file_size_bytes: 256 << 20,
+            cpu_seconds: 300,
+            open_files: 4096,
+        }
+    }
+}
+
+/// What to run and how.
+#[derive(Clone)]
+pub struct SandboxSpec {
+    /// The server's argv (argv[0] resolved against the host PATH when it has no slash).
+    pub command: Vec<String>,
+    /// The server's complete environment.
+    pub env: Vec<(String, String)>,
+    pub limits: Limits,
+    /// `None` runs the server untraced (benchmark baseline).
+    pub tracer: Option<std::sync::Arc<dyn Tracer>>,
+    /// Files to create in HOME (relative path, content).
+    pub home_files: Vec<(String, String)>,
+    /// Files to create in the workspace (relative path, content).
+    pub work_files: Vec<(String, String)>,
+}
+
+/// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
+#[derive(Debug)]
+pub struct RunDir {
+    pub root: PathBuf,
+    pub home: PathBuf,
+    pub work: PathBuf,
+    pub tmp: PathBuf,
+}
+
+impl RunDir {
+    pub fn create() -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let base = std::env::temp_dir();
+        let mut rnd = [0u8; 6];
+        std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut rnd)?;
+        let tag: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+        let root = base.join(format!("mcp-scan-dyn-{}-{tag}", std::process::id()));
+        std::fs::create_dir(&root)?;
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))?;
+        let home = root.join("home");
+        let work = home.join("workspace");
+        let tmp = root.join("tmp");
+        std::fs::create_dir_all(&work)?;
+        std::fs::create_dir(&tmp)?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
+        Ok(RunDir {
+            root,
+            home,
+            work,
+            tmp,
+        })
+    }
+
+    /// Maps a path as the server saw it to where it lives on the host, for the writable areas.
+    pub fn host_path(&self, sandbox_path: &str) -> Option<PathBuf> {
+        if let Some(rest) = sandbox_path.strip_prefix(SANDBOX_HOME) {
+            return Some(self.home.join(rest.trim_start_matches('/')));
+        }
+        if let Some(rest) = sandbox_path.strip_prefix("/tmp") {
+            return Some(self.tmp.join(rest.trim_start_matches('/')));
+        }
+        None
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// The three sink sockets, created inside the sandbox's network namespace.
+#[derive(Debug)]
+pub struct SinkSockets {
+    pub tcp: OwnedFd,
+    pub udp: OwnedFd,
+    pub dns: OwnedFd,
+}
+
+/// A running sandbox.
+pub struct Sandbox {
+    pub stdin: Option<OwnedFd>,
+    pub stdout: Option<OwnedFd>,
+    pub stderr: Option<OwnedFd>,
+    pub trace: Option<OwnedFd>,
+    pub sinks: Option<SinkSockets>,
+    c1: Pid,
+    status: Option<i32>,
+}
+
+fn cstr(s: &str) -> Result<CString, SandboxError> {
+    CString::new(s).map_err(|_| {
+        SandboxError::new(
+            format!("argument contains a NUL byte: {s:?}"),
+            "remove NUL bytes from the command and environment",
+        )
+    })
+}
+
+fn cpath(p: &Path) -> Result<CString, SandboxError> {
+    cstr(&p.to_string_lossy())
+}
+
+/// Finds an executable on the host PATH (or well-known sbin dirs).
+pub fn which(name: &str, extra: &[&str]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if name.contains('/') {
+        return Some(PathBuf::from(name));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(extra.iter().map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Directories hidden by a tmpfs in the sandbox (real homes).
+fn masked_roots() -> Vec<PathBuf> {
+    let mut v = vec![PathBuf::from("/root"), PathBuf::from("/home")];
+    if let Some(h) = std::env::var_os("HOME").map(PathBuf::from)
+        && h.is_absolute()
+        && h != Path::new("/")
+        // A HOME of /tmp (or above the temp dir) would hide the sandbox's own files; /tmp is
+        // replaced by a scratch directory anyway.
+        && !std::env::temp_dir().starts_with(&h)
+        && !h.starts_with("/tmp")
+        && !v.iter().any(|m| h.starts_with(m))
+    {
+        v.push(h);
+    }
+    v.retain(|p| p.is_dir());
+    v
+}
+
+/// Host paths under a masked home or under /tmp that the command needs, shown read-only at the
+/// same place in the sandbox: the executable's prefix (parent of its `bin/`, e.g. a pyenv
+/// version), the PATH entries themselves, and the directory (or file, directly under /tmp) of
+/// every path argument, e.g. the server script.
+fn keep_paths(command: &[String], path_var: &str, roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut consider = |p: PathBuf| {
+        if roots.iter().any(|m| p.starts_with(m) && p != *m)
+            && p.exists()
+            && !out.iter().any(|o| p.starts_with(o))
+        {
+            out.retain(|o| !o.starts_with(&p));
+            out.push(p);
+        }
+    };
+    let command0 = Path::new(command.first().map_or("", String::as_str));
+    // A script's interpreter (`#!/path/python`, `#!/usr/bin/env node`) must be visible too.
+    let interpreter = std::fs::read(command0).ok().and_then(|b| {
+        let head = String::from_utf8_lossy(&b[..b.len().min(256)]).into_owned();
+        let line = head.strip_prefix("#!")?.lines().next()?.to_string();
+        let mut words = line.split_whitespace();
+        let first = words.next()?.to_string();
+        if first.ends_with("/env") {
+            let prog = words.find(|w| !w.starts_with('-'))?;
+            which(prog, &[])
+        } else {
+            Some(PathBuf::from(first))
+        }
+    });
+    for exe in [
+        Some(command0.to_path_buf()),
+        std::fs::canonicalize(command0).ok(),
+        interpreter.clone(),
+        interpreter
+            .as_deref()
+            .and_then(|i| std::fs::canonicalize(i).ok()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if let Some(dir) = exe.parent() {
+            let prefix = if dir.file_name().is_some_and(|n| n == "bin") {
+                dir.parent().unwrap_or(dir)
+            } else {
+                dir
+            };
+            consider(prefix.to_path_buf());
+        }
+    }
+    for d in std::env::split_paths(path_var) {
+        consider(d);
+    }
+    for a in command.iter().skip(1) {
+        let p = Path::new(a);
+        if p.is_absolute() && p.exists() {
+            for q in [Some(p.to_path_buf()), std::fs::canonicalize(p).ok()]
+                .into_iter()
+                .flatten()
+            {
+                match q.parent() {
+                    Some(dir) if !roots.iter().any(|r| r == dir) => consider(dir.to_path_buf()),
+                    _ => consider(q),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Everything C1 and C2 need, built before the fork.
+struct Prepared {
+    // C1
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    net_cmds: Vec<(CString, Vec<CString>)>,
+    // C2 mounts
+    proc_: CString,
+    /// (source, `/proc/self/fd/N` of its O_PATH descriptor, components to create, is a file).
+    keep: Vec<(CString, CString, Vec<CString>, bool)>,
+    masked: Vec<CString>,
+    home_dir: CString,
+    home_src: CString,
+    tmp_src: CString,
+    tmp_dst: CString,
+    extra_tmpfs: Vec<CString>,
+    rw_again: Vec<CString>,
+    root: CString,
+    work: CString,
+    // exec
+    exe: CString,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    limits: Limits,
+    hostname: &'static [u8],
+    traced: bool,
+}
+
+// Names of the steps, for error messages from the children.
+const STEPS: &[&str] = &[
+    "prctl(PR_SET_PDEATHSIG)",
+    "unshare(user, net, mount, uts, ipc)",
+    "write /proc/self/uid_map",
+    "make mounts private",
+    "sethostname",
+    "network setup (ip/nft)",
+    "create sink sockets",
+    "send sink sockets",
+    "unshare(pid)",
+    "fork PID 1",
+    "mount /proc",
+    "hide real home directories",
+    "mount sandbox HOME",
+    "mount toolchain directory",
+    "mount scratch /tmp",
+    "make the filesystem read-only",
+    "lock mounts (nested user namespace)",
+    "set resource limits",
+    "chdir to workspace",
+    "set up stdio",
+    "execve",
+];
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Writes `[b'E', step, errno(4)]` to the status socket and exits. Post-fork safe.
+fn child_fail(status_fd: RawFd, step: usize, err: i32) -> ! {
+    let mut msg = [0u8; 6];
+    msg[0] = b'E';
+    msg[1] = u8::try_from(step).unwrap_or(255);
+    msg[2..6].copy_from_slice(&err.to_le_bytes());
+    // SAFETY: writing a stack buffer to a descriptor we own, then exiting without unwinding.
+    unsafe {
+        libc::write(status_fd, msg.as_ptr().cast(), msg.len());
+        libc::_exit(127)
+    }
+}
+
+fn write_file(path: &[u8], data: &[u8]) -> bool {
+    // `path` is NUL-terminated by the caller.
+    // SAFETY: plain open/write/close on caller-provided NUL-terminated path and buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        libc::close(fd);
+        n == data.len() as isize
+    }
+}
+
+fn ptrs(v: &[CString]) -> Vec<*const c_char> {
+    v.iter()
+        .map(|c| c.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+const MOUNT_ATTR_RDONLY: u64 = 1;
+const AT_RECURSIVE: c_int = 0x8000;
+
+fn mount_setattr(path: &CString, set: u64, clr: u64, recursive: bool) -> c_int {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clr,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { AT_RECURSIVE } else { 0 };
+    // SAFETY: mount_setattr(2) with a valid path and a correctly sized attribute struct.
+    unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        ) as c_int
+    }
+}
+
+fn mount(src: *const c_char, dst: &CString, fstype: *const c_char, flags: libc::c_ulong) -> bool {
+    // SAFETY: mount(2) with NUL-terminated strings (or null) prepared before the fork.
+    unsafe { libc::mount(src, dst.as_ptr(), fstype, flags, std::ptr::null()) == 0 }
+}
+
+impl Sandbox {
+    /// Starts `spec` in a fresh sandbox rooted at `run`.
+    pub fn launch(spec: &SandboxSpec, run: &RunDir) -> Result<Sandbox, SandboxError> {
+        let install_fix = "install strace, iproute2 and nftables (scripts/test-deps, or apt-get install strace iproute2 nftables)";
+        let ip = which("ip", &["/usr/sbin", "/sbin", "/usr/bin", "/bin"])
+            .ok_or_else(|| SandboxError::new("`ip` (iproute2) not found", install_fix))?;
+        let nft = which("nft", &["/usr/sbin", "/sbin", "/usr/bin"])
+            .ok_or_else(|| SandboxError::new("`nft` (nftables) not found", install_fix))?;
+        if spec.command.is_empty() {
+            return Err(SandboxError::new(
+                "no server command given",
+                "pass the server after `--`, e.g. `mcp-scan dynamic -- python server.py`",
+            ));
+        }
+        let path_var = spec
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let exe0 = which(&spec.command[0], &[]).ok_or_else(|| {
+            SandboxError::new(
+                format!("server command `{}` not found on PATH", spec.command[0]),
+                "give the full path to the server's executable",
+            )
+        })?;
+        let mut full_cmd: Vec<String> = spec.command.clone();
+        full_cmd[0] = exe0.to_string_lossy().into_owned();
+
+        // Plant files.
+        for (rel, content) in &spec.home_files {
+            let p = run.home.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    SandboxError::new(
+                        format!("cannot create {}: {e}", parent.display()),
+                        "check that the temp directory is writable",
+                    )
+                })?;
+            }
+            std::fs::write(&p, content).map_err(|e| {
+                SandboxError::new(
+                    format!("cannot write {}: {e}", p.display()),
+                    "check that the temp directory is writable",
+                )
+            })?;
+        }
+        for (rel, content) in &spec.work_files {
+            let p = run.work.join(rel);
+            if let Some(parent) = p.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            let _ = std::fs::write(&p, content);
+        }
+        let rules = format!(
+            "table ip mcpscan {{\n  chain out {{\n    type nat hook output priority -100; policy accept;\n    ip daddr 127.0.0.1 accept\n    ip daddr {SINK_ADDR_STR} accept\n    udp dport 53 dnat to {SINK_ADDR_STR}:{DNS_PORT}\n    meta l4proto tcp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n    meta l4proto udp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n  }}\n}}\n"
+        );
+        let rules_path = run.root.join("nft.rules");
+        std::fs::write(&rules_path, rules).map_err(|e| {
+            SandboxError::new(
+                format!("cannot write nft rules: {e}"),
+                "check that the temp directory is writable",
+            )
+        })?;
+
+        let argv_strings: Vec<String> = match &spec.tracer {
+            Some(t) => {
+                let mut inner = vec![
+                    "/bin/sh".to_string(),
+                    "-c".into(),
+                    // Close the trace descriptor so the server cannot write forged trace lines.
+                    "exec 3>&-; exec \"$0\" \"$@\"".into(),
+                ];
+                inner.extend(full_cmd.iter().cloned());
+                let wrapped = t.wrap(3, &inner);
+                let mut w = wrapped;
+                if let Some(p) = which(&w[0], &["/usr/bin", "/bin"]) {
+                    w[0] = p.to_string_lossy().into_owned();
+                } else {
+                    return Err(SandboxError::new(
+                        format!("tracer `{}` not found", w[0]),
+                        install_fix,
+                    ));
+                }
+                w
+            }
+            None => full_cmd.clone(),
+        };
+        let masked = masked_roots();
+        let mut keep_roots = masked.clone();
+        keep_roots.push(PathBuf::from("/tmp"));
+        let keeps = keep_paths(&full_cmd, &path_var, &keep_roots);
+        let mut keep = Vec::new();
+        for (i, k) in keeps.iter().take(KEEP_FD_COUNT).enumerate() {
+            // Every component between the hidden root and the kept path is created in the sandbox.
+            let root = keep_roots
+                .iter()
+                .find(|m| k.starts_with(m))
+                .cloned()
+                .unwrap_or_default();
+            let mut mk = Vec::new();
+            let mut cur = root.clone();
+            if let Ok(rest) = k.strip_prefix(&root) {
+                for c in rest.components() {
+                    cur.push(c);
+                    mk.push(cpath(&cur)?);
+                }
+            }
+            let fdpath = cstr(&format!("/proc/self/fd/{}", KEEP_FD_BASE + i as c_int))?;
+            keep.push((cpath(k)?, fdpath, mk, k.is_file()));
+        }
+        // SAFETY: getuid/getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let mut net_cmds = Vec::new();
+        let ipc = cpath(&ip)?;
+        for args in [
+            vec!["ip", "link", "set", "lo", "up"],
+            vec!["ip", "addr", "add", "10.255.255.1/32", "dev", "lo"],
+            vec!["ip", "route", "add", "default", "dev", "lo"],
+        ] {
+            net_cmds.push((
+                ipc.clone(),
+                args.iter().map(|a| cstr(a)).collect::<Result<_, _>>()?,
+            ));
+        }
+        net_cmds.push((
+            cpath(&nft)?,
+            vec![cstr("nft")?, cstr("-f")?, cpath(&rules_path)?],
+        ));
+        let envp: Vec<CString> = spec
+            .env
+            .iter()
+            .map(|(k, v)| cstr(&format!("{k}={v}")))
+            .collect::<Result<_, _>>()?;
+        let prep = Prepared {
+            uid_map: format!("0 {uid} 1\n").into_bytes(),
+            gid_map: format!("0 {gid} 1\n").into_bytes(),
+            net_cmds,
+            proc_: cstr("/proc")?,
+            keep,
+            masked: masked.iter().map(|m| cpath(m)).collect::<Result<_, _>>()?,
+            home_dir: cstr(SANDBOX_HOME)?,
+            home_src: cpath(&run.home)?,
+            tmp_src: cpath(&run.tmp)?,
+            tmp_dst: cstr("/tmp")?,
+            extra_tmpfs: ["/var/tmp", "/dev/shm", "/run/user"]
+                .iter()
+                .filter(|p| Path::new(p).is_dir())
+                .map(|p| cstr(p))
+                .collect::<Result<_, _>>()?,
+            rw_again: [
+                SANDBOX_HOME,
+                "/tmp",
+                "/var/tmp",
+                "/dev/shm",
+                "/dev",
+                "/proc",
+            ]
+            .iter()
+            .map(|p| cstr(p))
+            .collect::<Result<_, _>>()?,
+            root: cstr("/")?,
+            work: cstr(SANDBOX_WORK)?,
+            exe: cstr(&argv_strings[0])?,
+            argv: argv_strings
+                .iter()
+                .map(|a| cstr(a))
+                .collect::<Result<_, _>>()?,
+            envp,
+            limits: spec.limits,
+            hostname: b"mcp-sandbox",
+            traced: spec.tracer.is_some(),
+        };
+        let argv_p = ptrs(&prep.argv);
+        let envp_p = ptrs(&prep.envp);
+        let net_p: Vec<Vec<*const c_char>> = prep.net_cmds.iter().map(|(_, a)| ptrs(a)).collect();
+        let empty_env: [*const c_char; 1] = [std::ptr::null()];
+
+        // Pipes and the status socketpair.
+        let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
+        let setup_err = |what: &str, e: nix::Error| {
+            SandboxError::new(
+                format!("cannot create {what}: {e}"),
+                "raise the open-file limit",
+            )
+        };
+        let (in_r, in_w) = pipe().map_err(|e| setup_err("stdin pipe", e))?;
+        let (out_r, out_w) = pipe().map_err(|e| setup_err("stdout pipe", e))?;
+        let (err_r, err_w) = pipe().map_err(|e| setup_err("stderr pipe", e))?;
+        let (tr_r, tr_w) = pipe().map_err(|e| setup_err("trace pipe", e))?;
+        let (st_parent, st_child) = nix::sys::socket::socketpair(
+            nix::sys::socket::AddressFamily::Unix,
+            nix::sys::socket::SockType::SeqPacket,
+            None,
+            nix::sys::socket::SockFlag::SOCK_CLOEXEC,
+        )
+        .map_err(|e| setup_err("status socket", e))?;
+        // SAFETY: getpid cannot fail.
+        let parent_pid = unsafe { libc::getpid() };
+        let status_fd = st_child.as_raw_fd();
+        let fds = [
+            in_r.as_raw_fd(),
+            out_w.as_raw_fd(),
+            err_w.as_raw_fd(),
+            tr_w.as_raw_fd(),
+        ];
+
+        // SAFETY: the child only performs raw syscalls on data prepared above (see module docs).
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(SandboxError::new(
+                format!("fork failed: {}", std::io::Error::last_os_error()),
+                "check the process limit",
+            ));
+        }
+        if pid == 0 {
+            c1_main(
+                &prep, status_fd, parent_pid, &net_p, &empty_env, &argv_p, &envp_p, fds,
+            );
+        }
+        let c1 = Pid::from_raw(pid);
+        drop(st_child);
+        drop(in_r);
+        drop(out_w);
+        drop(err_w);
+        drop(tr_w);
+        let mut sb = Sandbox {
+            stdin: Some(in_w),
+            stdout: Some(out_r),
+            stderr: Some(err_r),
+            trace: spec.tracer.as_ref().map(|_| tr_r),
+            sinks: None,
+            c1,
+            status: None,
+        };
+        // Read status messages until EOF (EOF = PID 1 reached execve).
+        match recv_status(&st_parent) {
+            Ok(Some(sinks)) => sb.sinks = Some(sinks),
+            Ok(None) => {}
+            Err(e) => {
+                sb.kill();
+                return Err(e);
+            }
+        }
+        loop {
+            match recv_status(&st_parent) {
+                Ok(None) => break,
+                Ok(Some(_)) => {}
+                Err(e) => {
+                    sb.kill();
+                    return Err(e);
+                }
+            }
+        }
+        if sb.sinks.is_none() {
+            sb.kill();
+            return Err(SandboxError::new(
+                "sandbox setup ended without reporting its network sinks",
+                "run as root, or enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
+            ));
+        }
+        Ok(sb)
+    }
+
+    /// Kills the whole sandbox (PID namespace included) and reaps it.
+    pub fn kill(&mut self) {
+        if self.status.is_none() {
+            let _ = kill(self.c1, Signal::SIGKILL);
+            let _ = self.wait(Duration::from_secs(5));
+        }
+    }
+
+    /// Waits up to `timeout` for the sandbox to end; returns its exit status (128+signal when
+    /// killed) if it has.
+    pub fn wait(&mut self, timeout: Duration) -> Option<i32> {
+        if self.status.is_some() {
+            return self.status;
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            match waitpid(self.c1, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::Exited(_, code)) => {
+                    self.status = Some(code);
+                    return self.status;
+                }
+                Ok(WaitStatus::Signaled(_, sig, _)) => {
+                    self.status = Some(128 + sig as i32);
+                    return self.status;
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    self.status = Some(-1);
+                    return self.status;
+                }
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether the sandbox (its PID 1) is still running.
+    pub fn running(&mut self) -> bool {
+        self.wait(Duration::ZERO).is_none()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+    let mut buf = [0u8; 16];
+    let mut cmsg = nix::cmsg_space!([RawFd; 3]);
+    let mut iov = [std::io::IoSliceMut::new(&mut buf)];
+    let msg = loop {
+        match recvmsg::<()>(
+            sock.as_raw_fd(),
+            &mut iov,
+            Some(&mut cmsg),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        ) {
+            Ok(m) => break m,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => {
+                return Err(SandboxError::new(
+                    format!("lost contact with the sandbox during setup: {e}"),
+                    "re-run; if it persists, report it",
+                ));
+            }
+        }
+    };
+    let mut fds: Vec<OwnedFd> = Vec::new();
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            if let ControlMessageOwned::ScmRights(r) = c {
+                // SAFETY: descriptors just received via SCM_RIGHTS belong to us.
+                fds.extend(r.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+            }
+        }
+    }
+    let n = msg.bytes;
+    if n == 0 {
+        return Ok(None);
+    }
+    match buf[0] {
+        b'K' if fds.len() == 3 => {
+            let mut it = fds.into_iter();
+            match (it.next(), it.next(), it.next()) {
+                (Some(tcp), Some(udp), Some(dns)) => Ok(Some(SinkSockets { tcp, udp, dns })),
+                _ => Err(SandboxError::new(
+                    "sandbox sent incomplete sink sockets",
+                    "re-run",
+                )),
+            }
+        }
+        b'E' if n >= 6 => {
+            let step = STEPS.get(buf[1] as usize).copied().unwrap_or("setup");
+            let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
+            let os = std::io::Error::from_raw_os_error(err);
+            let fix = match step {
+                "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
+                    "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
+                }
+                "network setup (ip/nft)" => {
+                    "install iproute2 and nftables (scripts/test-deps) and make sure the nf_tables and nft_nat modules can be loaded"
+                }
+                "execve" => "install strace (scripts/test-deps) and check the server command",
+                "make the filesystem read-only" => {
+                    "a kernel with mount_setattr (5.12 or later) is needed"
+                }
+                _ => "run as root on a kernel with user, mount, PID and network namespaces",
+            };
+            Err(SandboxError::new(
+                format!("sandbox setup failed at {step}: {os}"),
+                fix,
+            ))
+        }
+        _ => Err(SandboxError::new(
+            "sandbox sent an unknown status",
+            "re-run",
+        )),
+    }
+}
+
+/// C1: namespaces, network, sinks, then forks PID 1. Never returns.
+#[allow(clippy::too_many_arguments)]
+fn c1_main(
+    p: &Prepared,
+    status_fd: RawFd,
+    parent_pid: libc::pid_t,
+    net_p: &[Vec<*const c_char>],
+    empty_env: &[*const c_char; 1],
+    argv_p: &[*const c_char],
+    envp_p: &[*const c_char],
+    fds: [RawFd; 4],
+) -> ! {
+    // SAFETY: post-fork child; only raw syscalls on pre-built data.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            child_fail(status_fd, 0, errno());
+        }
+        if libc::getppid() != parent_pid {
+            libc::_exit(1);
+        }
+        let flags = libc::CLONE_NEWUSER
+            | libc::CLONE_NEWNET
+            | libc::CLONE_NEWNS
+            | libc::CLONE_NEWUTS
+            | libc::CLONE_NEWIPC;
+        if libc::unshare(flags) != 0 {
+            child_fail(status_fd, 1, errno());
+        }
+        if !write_file(b"/proc/self/setgroups\0", b"deny")
+            || !write_file(b"/proc/self/uid_map\0", &p.uid_map)
+            || !write_file(b"/proc/self/gid_map\0", &p.gid_map)
+        {
+            child_fail(status_fd, 2, errno());
+        }
+        if !mount(
+            std::ptr::null(),
+            &p.root,
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+        ) {
+            child_fail(status_fd, 3, errno());
+        }
+        if libc::sethostname(p.hostname.as_ptr().cast(), p.hostname.len()) != 0 {
+            child_fail(status_fd, 4, errno());
+        }
+        for (i, (exe, _)) in p.net_cmds.iter().enumerate() {
+            let pid = libc::fork();
+            if pid < 0 {
+                child_fail(status_fd, 5, errno());
+            }
+            if pid == 0 {
+                let devnull = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+                if devnull >= 0 {
+                    libc::dup2(devnull, 0);
+                    libc::dup2(devnull, 1);
+                    libc::dup2(devnull, 2);
+                }
+                libc::execve(exe.as_ptr(), net_p[i].as_ptr(), empty_env.as_ptr());
+                libc::_exit(127);
+            }
+            let mut st: c_int = 0;
+            while libc::waitpid(pid, &mut st, 0) < 0 {
+                if errno() != libc::EINTR {
+                    child_fail(status_fd, 5, errno());
+                }
+            }
+            if !libc::WIFEXITED(st) || libc::WEXITSTATUS(st) != 0 {
+                child_fail(status_fd, 5, libc::EPERM);
+            }
+        }
+        // Sink sockets.
+        let addr = |port: u16| libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: port.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from_ne_bytes(SINK_ADDR),
+            },
+            sin_zero: [0; 8],
+        };
+        let mk = |ty: c_int, port: u16| -> c_int {
+            let fd = libc::socket(libc::AF_INET, ty | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return -1;
+            }
+            let one: c_int = 1;
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&one as *const c_int).cast(),
+                std::mem::size_of::<c_int>() as libc::socklen_t,
+            );
+            let a = addr(port);
+            if libc::bind(
+                fd,
+                (&a as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            ) != 0
+            {
+                return -1;
+            }
+            if ty == libc::SOCK_STREAM && libc::listen(fd, 128) != 0 {
+                return -1;
+            }
+            fd
+        };
+        let tcp = mk(libc::SOCK_STREAM, SINK_PORT);
+        let udp = mk(libc::SOCK_DGRAM, SINK_PORT);
+        let dns = mk(libc::SOCK_DGRAM, DNS_PORT);
+        if tcp < 0 || udp < 0 || dns < 0 {
+            child_fail(status_fd, 6, errno());
+        }
+        // Send them with SCM_RIGHTS (stack buffers only).
+        let sfds = [tcp, udp, dns];
+        let mut data = [b'K'];
+        let mut iov = libc::iovec {
+            iov_base: data.as_mut_ptr().cast(),
+            iov_len: 1,
+        };
+        #[repr(C, align(8))]
+        struct CmsgBuf([u8; 64]);
+        let mut cbuf = CmsgBuf([0; 64]);
+        let fd_bytes = std::mem::size_of_val(&sfds) as u32;
+        let space = libc::CMSG_SPACE(fd_bytes) as usize;
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = cbuf.0.as_mut_ptr().cast();
+        msg.msg_controllen = space;
+        let cm = libc::CMSG_FIRSTHDR(&msg);
+        if cm.is_null() {
+            child_fail(status_fd, 7, libc::EINVAL);
+        }
+        (*cm).cmsg_level = libc::SOL_SOCKET;
+        (*cm).cmsg_type = libc::SCM_RIGHTS;
+        (*cm).cmsg_len = libc::CMSG_LEN(fd_bytes) as usize;
+        std::ptr::copy_nonoverlapping(
+            sfds.as_ptr().cast::<u8>(),
+            libc::CMSG_DATA(cm),
+            fd_bytes as usize,
+        );
+        if libc::sendmsg(status_fd, &msg, 0) < 0 {
+            child_fail(status_fd, 7, errno());
+        }
+        libc::close(tcp);
+        libc::close(udp);
+        libc::close(dns);
+        if libc::unshare(libc::CLONE_NEWPID) != 0 {
+            child_fail(status_fd, 8, errno());
+        }
+        let c1_pid = libc::getpid();
+        let pid = libc::fork();
+        if pid < 0 {
+            child_fail(status_fd, 9, errno());
+        }
+        if pid == 0 {
+            c2_main(p, status_fd, c1_pid, argv_p, envp_p, fds);
+        }
+        libc::close(status_fd);
+        for fd in fds {
+            libc::close(fd);
+        }
+        let mut st: c_int = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut st, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && errno() != libc::EINTR {
+                libc::_exit(126);
+            }
+        }
+        if libc::WIFEXITED(st) {
+            libc::_exit(libc::WEXITSTATUS(st));
+        }
+        libc::_exit(128 + libc::WTERMSIG(st));
+    }
+}
+
+/// C2: PID 1 of the sandbox. Mounts, limits, then execs the tracer (or the server). Never returns.
+fn c2_main(
+    p: &Prepared,
+    status_fd: RawFd,
+    c1_pid: libc::pid_t,
+    argv_p: &[*const c_char],
+    envp_p: &[*const c_char],
+    fds: [RawFd; 4],
+) -> ! {
+    // SAFETY: post-fork child; only raw syscalls on pre-built data.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            child_fail(status_fd, 0, errno());
+        }
+        // C1 is outside our PID namespace (getppid() is 0), so a death before the prctl cannot be
+        // checked here; C1 only dies early when it is killed, and then the parent kills us too.
+        let _ = c1_pid;
+        let nul = std::ptr::null();
+        let proc_fs = c"proc".as_ptr();
+        let tmpfs = c"tmpfs".as_ptr();
+        if !mount(
+            proc_fs,
+            &p.proc_,
+            proc_fs,
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        ) {
+            child_fail(status_fd, 10, errno());
+        }
+        for (i, (src, _, _, _)) in p.keep.iter().enumerate() {
+            let fd = libc::open(src.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+            if fd < 0 || libc::dup3(fd, KEEP_FD_BASE + i as c_int, libc::O_CLOEXEC) < 0 {
+                child_fail(status_fd, 13, errno());
+            }
+            libc::close(fd);
+        }
+        for m in &p.masked {
+            if !mount(tmpfs, m, tmpfs, libc::MS_NOSUID | libc::MS_NODEV) {
+                child_fail(status_fd, 11, errno());
+            }
+        }
+        libc::mkdir(p.home_dir.as_ptr(), 0o755);
+        if !mount(
+            p.home_src.as_ptr(),
+            &p.home_dir,
+            nul,
+            libc::MS_BIND | libc::MS_REC,
+        ) {
+            child_fail(status_fd, 12, errno());
+        }
+        if !mount(
+            p.tmp_src.as_ptr(),
+            &p.tmp_dst,
+            nul,
+            libc::MS_BIND | libc::MS_REC,
+        ) {
+            child_fail(status_fd, 14, errno());
+        }
+        for t in &p.extra_tmpfs {
+            // Best effort: these only need to be private, not present.
+            mount(tmpfs, t, tmpfs, libc::MS_NOSUID | libc::MS_NODEV);
+        }
+        for (_, fdpath, mk, is_file) in &p.keep {
+            for (j, c) in mk.iter().enumerate() {
+                if *is_file && j + 1 == mk.len() {
+                    let fd = libc::open(
+                        c.as_ptr(),
+                        libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    if fd >= 0 {
+                        libc::close(fd);
+                    }
+                } else {
+                    libc::mkdir(c.as_ptr(), 0o755);
+                }
+            }
+            if let Some(dst) = mk.last()
+                && !mount(fdpath.as_ptr(), dst, nul, libc::MS_BIND | libc::MS_REC)
+            {
+                child_fail(status_fd, 13, errno());
+            }
+        }
+        if mount_setattr(&p.root, MOUNT_ATTR_RDONLY, 0, true) != 0 {
+            child_fail(status_fd, 15, errno());
+        }
+        for w in &p.rw_again {
+            // Paths that do not exist are skipped.
+            if mount_setattr(w, 0, MOUNT_ATTR_RDONLY, true) != 0 && errno() != libc::ENOENT {
+                child_fail(status_fd, 15, errno());
+            }
+        }
+        // A nested user + mount namespace makes every mount above MNT_LOCKED: the server, root in
+        // its namespace, cannot unmount the tmpfs over the real home to look underneath.
+        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+            child_fail(status_fd, 16, errno());
+        }
+        if !write_file(b"/proc/self/setgroups\0", b"deny")
+            || !write_file(b"/proc/self/uid_map\0", b"0 0 1\n")
+            || !write_file(b"/proc/self/gid_map\0", b"0 0 1\n")
+        {
+            child_fail(status_fd, 16, errno());
+        }
+        let l = &p.limits;
+        for (res, v) in [
+            (libc::RLIMIT_NPROC, l.processes),
+            (libc::RLIMIT_DATA, l.memory_bytes),
+            (libc::RLIMIT_FSIZE, l.file_size_bytes),
+            (libc::RLIMIT_CPU, l.cpu_seconds),
+            (libc::RLIMIT_NOFILE, l.open_files),
+            (libc::RLIMIT_CORE, 0),
+        ] {
+            let r = libc::rlimit {
+                rlim_cur: v,
+                rlim_max: v,
+            };
+            if libc::setrlimit(res, &r) != 0 {
+                child_fail(status_fd, 17, errno());
+            }
+        }
+        if libc::chdir(p.work.as_ptr()) != 0 {
+            child_fail(status_fd, 18, errno());
+        }
+        // stdin, stdout, stderr, trace → 0..3; dup2 clears CLOEXEC on the targets.
+        let [i, o, e, t] = fds;
+        // Move sources above 3 first so dup2 order cannot clobber them.
+        let mut moved = [0 as c_int; 4];
+        for (k, fd) in [i, o, e, t].into_iter().enumerate() {
+            moved[k] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
+            if moved[k] < 0 {
+                child_fail(status_fd, 19, errno());
+            }
+        }
+        for (k, fd) in moved.into_iter().enumerate() {
+            if libc::dup2(fd, k as c_int) < 0 {
+                child_fail(status_fd, 19, errno());
+            }
+        }
+        // Everything else is CLOEXEC or gets closed here (status socket stays CLOEXEC for errors).
+        if !p.traced {
+            libc::close(3);
+        }
+        let st = libc::fcntl(status_fd, libc::F_DUPFD_CLOEXEC, 200);
+        let st = if st >= 0 { st } else { status_fd };
+        libc::syscall(libc::SYS_close_range, 4u32, (st - 1) as u32, 0u32);
+        libc::syscall(libc::SYS_close_range, (st + 1) as u32, u32::MAX, 0u32);
+        libc::execve(p.exe.as_ptr(), argv_p.as_ptr(), envp_p.as_ptr());
+        child_fail(st, 20, errno());
+    }
+}

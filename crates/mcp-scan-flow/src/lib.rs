@@ -1,0 +1,552 @@
+//! Static behaviour of MCP tools.
+//!
+//! Pipeline: [`analyze`] takes lowered IR modules (from `mcp-scan-lang`), finds each entry
+//! point's handler, runs the interprocedural taint/constant analysis ([`interp`]) from it with
+//! every tool parameter labelled `param:<name>`, turns the recorded events into a
+//! [`ToolBehavior`] (capabilities with resolved constants and call chains, taint flows with
+//! file:line hops), and evaluates the static rules ([`rules`]) over it into [`Finding`]s.
+//!
+//! Nothing here knows tree-sitter or Python syntax: APIs are models ([`models`], data in
+//! `rules/models/<lang>/`), and rules name kinds.
+
+pub mod cfg;
+pub mod interp;
+pub mod models;
+pub mod rules;
+pub mod value;
+
+use interp::{Analyzer, Event, Program};
+use mcp_scan_core::{
+    Capability, DeclaredParam, EntityKind, Evidence, Finding, FlowStep, SourceLocation, TaintFlow,
+    ToolBehavior, ToolRef,
+};
+use mcp_scan_ir::{EntryPoint, Language, Module};
+use models::Models;
+use rules::{Match, StaticRule};
+use std::collections::BTreeMap;
+use value::{Hop, Loc, Val};
+
+/// What the analysis needs besides the modules.
+pub struct Input<'a> {
+    /// Server name used in every [`ToolRef`] (e.g. the scanned directory's name).
+    pub server: &'a str,
+    pub modules: &'a [Module],
+    /// Source text by module path, for snippets.
+    pub sources: &'a BTreeMap<String, String>,
+    /// Files that did not parse fully: their tools are incomplete.
+    pub incomplete_files: &'a [String],
+}
+
+/// One entry point's result.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub target: ToolRef,
+    pub behavior: ToolBehavior,
+    pub findings: Vec<Finding>,
+    /// Why the analysis is incomplete, if it is.
+    pub incomplete: Option<String>,
+}
+
+/// Stack for the analysis thread: recursion follows expression nesting (bounded by the
+/// front-end's nesting limit) times call depth, which needs more than a default thread has.
+const ANALYSIS_STACK: usize = 256 * 1024 * 1024;
+
+/// Analyses every entry point of every module with the built-in models and rules.
+pub fn analyze(input: &Input<'_>) -> Vec<ToolResult> {
+    analyze_with(input, rules::builtin())
+}
+
+/// [`analyze`] with other rules. Runs on its own thread with a large stack (pages are only
+/// committed when touched), so callers on small stacks can analyse any input.
+pub fn analyze_with(input: &Input<'_>, rules: &[StaticRule]) -> Vec<ToolResult> {
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("mcp-scan-flow".into())
+            .stack_size(ANALYSIS_STACK)
+            .spawn_scoped(s, || analyze_here(input, rules));
+        match spawned {
+            Ok(handle) => match handle.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No thread could be created: analyse on this one.
+            Err(_) => analyze_here(input, rules),
+        }
+    })
+}
+
+fn analyze_here(input: &Input<'_>, rules: &[StaticRule]) -> Vec<ToolResult> {
+    let models = Models::python();
+    let prog = Program::new(input.modules, models);
+    let mut out = Vec::new();
+    for (mi, module) in input.modules.iter().enumerate() {
+        if module.language != Language::Python {
+            // Only Python models exist so far; other languages' tools are reported incomplete.
+            for ep in &module.entry_points {
+                out.push(unsupported(input, module, ep));
+            }
+            continue;
+        }
+        for ep in &module.entry_points {
+            out.push(analyze_entry(input, &prog, mi, ep, rules));
+        }
+    }
+    out
+}
+
+fn unsupported(input: &Input<'_>, module: &Module, ep: &EntryPoint) -> ToolResult {
+    let target = ToolRef::new(input.server, ep.kind, ep.name.clone());
+    let reason = format!("no API models for {:?} yet", module.language);
+    ToolResult {
+        behavior: ToolBehavior {
+            tool: target.clone(),
+            handler: String::new(),
+            location: ep
+                .span
+                .location(&module.path, source_of(input, &module.path)),
+            declared: ep.description.clone(),
+            parameters: ep.params.clone(),
+            capabilities: Vec::new(),
+            flows: Vec::new(),
+            complete: false,
+            notes: vec![reason.clone()],
+        },
+        target,
+        findings: Vec::new(),
+        incomplete: Some(reason),
+    }
+}
+
+fn source_of<'a>(input: &'a Input<'_>, path: &str) -> &'a str {
+    input.sources.get(path).map_or("", String::as_str)
+}
+
+/// Parameters the MCP framework injects (not chosen by the caller).
+fn injected(name: &str, annotation: Option<&str>) -> bool {
+    matches!(name, "self" | "cls" | "ctx" | "context")
+        || annotation.is_some_and(|a| a.contains("Context"))
+}
+
+fn analyze_entry(
+    input: &Input<'_>,
+    prog: &Program<'_>,
+    mi: usize,
+    ep: &EntryPoint,
+    rules: &[StaticRule],
+) -> ToolResult {
+    let module = &input.modules[mi];
+    let target = ToolRef::new(input.server, ep.kind, ep.name.clone());
+    let Some(func) = module.functions.get(ep.function) else {
+        let reason = format!("handler of {} not found in {}", ep.name, module.path);
+        return ToolResult {
+            behavior: ToolBehavior {
+                tool: target.clone(),
+                handler: String::new(),
+                location: ep
+                    .span
+                    .location(&module.path, source_of(input, &module.path)),
+                declared: ep.description.clone(),
+                parameters: ep.params.clone(),
+                capabilities: Vec::new(),
+                flows: Vec::new(),
+                complete: false,
+                notes: vec![reason.clone()],
+            },
+            target,
+            findings: Vec::new(),
+            incomplete: Some(reason),
+        };
+    };
+    let declared_names: Vec<&str> = ep.params.iter().map(|p| p.name.as_str()).collect();
+    let def_loc = Loc::new(mi, &func.span);
+    let mut bindings = Vec::new();
+    for p in &func.params {
+        let v = if injected(&p.name, p.annotation.as_deref()) {
+            Val::default()
+        } else if declared_names.contains(&p.name.as_str()) || ep.params.is_empty() {
+            Val::labelled(
+                &format!("param:{}", p.name),
+                Hop {
+                    loc: def_loc.clone(),
+                    note: format!("tool parameter `{}`", p.name),
+                },
+            )
+        } else {
+            // A dispatcher's argument mapping (`arguments["path"]`): one field per declared
+            // parameter, each labelled with its own name.
+            let mut v = Val::default();
+            let mut arguments = Val::default();
+            for d in &ep.params {
+                arguments.set_field(
+                    &d.name,
+                    Val::labelled(
+                        &format!("param:{}", d.name),
+                        Hop {
+                            loc: def_loc.clone(),
+                            note: format!("tool parameter `{}`", d.name),
+                        },
+                    ),
+                );
+                v.set_field(
+                    &d.name,
+                    Val::labelled(
+                        &format!("param:{}", d.name),
+                        Hop {
+                            loc: def_loc.clone(),
+                            note: format!("tool parameter `{}`", d.name),
+                        },
+                    ),
+                );
+            }
+            // mcp 2.x passes the request params: the mapping is `params.arguments`.
+            v.set_field("arguments", arguments);
+            v
+        };
+        bindings.push(v);
+    }
+    let mut an = Analyzer::new(prog);
+    let outcome = an.analyze_entry(mi, ep.function, bindings);
+
+    let mut incomplete = None;
+    if input.incomplete_files.iter().any(|f| f == &module.path) {
+        incomplete = Some(format!("{} did not parse completely", module.path));
+    }
+    // A tool whose calls reach an unparsed file is not fully known either.
+    if incomplete.is_none()
+        && let Some(f) = outcome
+            .events
+            .iter()
+            .flat_map(|e| e.via.iter().chain(std::iter::once(&e.loc)))
+            .map(|l| &input.modules[l.module].path)
+            .find(|p| input.incomplete_files.contains(p))
+    {
+        incomplete = Some(format!("{f} did not parse completely"));
+    }
+    if incomplete.is_none() {
+        incomplete = an.limit.clone();
+    }
+
+    let loc = |l: &Loc| -> SourceLocation { to_location(input, l) };
+    let mut capabilities: Vec<Capability> = Vec::new();
+    let mut facts: Vec<FlowFact> = Vec::new();
+    let mut flows: Vec<TaintFlow> = Vec::new();
+    let mut seen_caps = std::collections::BTreeSet::new();
+    let mut seen_flows = std::collections::BTreeSet::new();
+    // Background work the tool waits for does not outlive the call.
+    let joined: std::collections::BTreeSet<&str> = outcome
+        .events
+        .iter()
+        .filter(|e| e.kind == interp::JOINED)
+        .filter_map(|e| e.detail.as_deref())
+        .collect();
+    let mut events: Vec<&Event> = outcome
+        .events
+        .iter()
+        .filter(|e| e.kind != interp::JOINED)
+        .filter(|e| {
+            e.kind != interp::BACKGROUND || !joined.contains(interp::bg_marker(&e.loc).as_str())
+        })
+        .collect();
+    events.sort_by(|a, b| (&a.via, &a.loc, &a.kind).cmp(&(&b.via, &b.loc, &b.kind)));
+    for ev in events {
+        if seen_caps.insert((ev.kind.clone(), ev.loc.clone(), ev.via.clone())) {
+            capabilities.push(Capability {
+                kind: ev.kind.clone(),
+                api: ev.api.clone(),
+                detail: ev.detail.clone(),
+                location: loc(&ev.loc),
+                via: ev.via.iter().map(loc).collect(),
+            });
+        }
+        for (label, taint, into_target) in &ev.taints {
+            if !seen_flows.insert((label.clone(), ev.kind.clone(), ev.loc.clone())) {
+                continue;
+            }
+            facts.push(FlowFact {
+                index: flows.len(),
+                into_target: *into_target,
+                detail: ev.detail.clone(),
+                loc: ev.loc.clone(),
+            });
+            flows.push(TaintFlow {
+                source: label.clone(),
+                sink_kind: ev.kind.clone(),
+                sink_api: ev.api.clone(),
+                path: taint
+                    .path
+                    .iter()
+                    .map(|h| FlowStep {
+                        location: loc(&h.loc),
+                        note: h.note.clone(),
+                    })
+                    .collect(),
+                sanitized: taint.sanitized_for(&ev.kind),
+            });
+        }
+    }
+    let behavior = ToolBehavior {
+        tool: target.clone(),
+        handler: format!("{}.{}", module.name, func.qualname),
+        location: ep
+            .span
+            .location(&module.path, source_of(input, &module.path)),
+        declared: ep.description.clone(),
+        parameters: ep
+            .params
+            .iter()
+            .map(|p| DeclaredParam {
+                name: p.name.clone(),
+                type_hint: p.type_hint.clone(),
+                description: p.description.clone(),
+            })
+            .collect(),
+        capabilities,
+        flows,
+        complete: incomplete.is_none(),
+        notes: incomplete.iter().cloned().collect(),
+    };
+    let findings = evaluate_rules(rules, &behavior, &facts, Models::python());
+    ToolResult {
+        target,
+        behavior,
+        findings,
+        incomplete,
+    }
+}
+
+fn to_location(input: &Input<'_>, l: &Loc) -> SourceLocation {
+    let module = &input.modules[l.module];
+    let span = mcp_scan_ir::Span {
+        start_line: l.line,
+        start_col: l.col,
+        end_line: l.end_line,
+        end_col: l.end_col,
+        start_byte: l.start_byte,
+        end_byte: l.end_byte,
+    };
+    span.location(&module.path, source_of(input, &module.path))
+}
+
+/// What rules need to know about a flow beyond [`TaintFlow`].
+struct FlowFact {
+    index: usize,
+    into_target: bool,
+    detail: Option<String>,
+    loc: Loc,
+}
+
+/// Applies static rules to one tool's behaviour.
+fn evaluate_rules(
+    rules: &[StaticRule],
+    b: &ToolBehavior,
+    facts: &[FlowFact],
+    models: &Models,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let description = b.declared.as_deref();
+    for rule in rules {
+        match &rule.matcher {
+            Match::Flow {
+                sinks,
+                target_only,
+                unless_detail,
+                ..
+            } => {
+                // One finding per sink, listing every matching source.
+                let mut by_sink: BTreeMap<SourceLocation, Vec<&FlowFact>> = BTreeMap::new();
+                for fact in facts {
+                    let flow = &b.flows[fact.index];
+                    if flow.sanitized
+                        || !sinks.contains(&flow.sink_kind)
+                        || !rule.label_matches(&flow.source)
+                        || (*target_only && !fact.into_target)
+                    {
+                        continue;
+                    }
+                    if let (Some(re), Some(d)) = (unless_detail, &fact.detail)
+                        && re.is_match(
+                            d.trim_start_matches(|c: char| c.is_ascii_uppercase() || c == ' '),
+                        )
+                    {
+                        continue;
+                    }
+                    let _ = &fact.loc;
+                    let sink_loc = flow.path.last().map(|s| s.location.clone());
+                    if let Some(sl) = sink_loc {
+                        by_sink.entry(sl).or_default().push(fact);
+                    }
+                }
+                for (sink, group) in by_sink {
+                    let flows: Vec<&TaintFlow> = group.iter().map(|f| &b.flows[f.index]).collect();
+                    let kind = flows[0].sink_kind.clone();
+                    let mut sources: Vec<String> = flows
+                        .iter()
+                        .map(|f| match f.path.first() {
+                            Some(first) if first.note.starts_with("reads ") => {
+                                format!("{} ({})", f.source, first.note)
+                            }
+                            _ => f.source.clone(),
+                        })
+                        .collect();
+                    sources.dedup();
+                    let detail = group[0].detail.as_deref().unwrap_or("");
+                    let observation = format!(
+                        "{} reaches {kind} {}({detail}) at {sink}",
+                        sources.join(", "),
+                        flows[0].sink_api,
+                    );
+                    let mut fb = Finding::builder(
+                        rule.meta.id.clone(),
+                        mcp_scan_core::Analyzer::Static,
+                        rule.meta.taxonomy,
+                        b.tool.clone(),
+                    )
+                    .severity(rule.meta.severity)
+                    .confidence(rule.meta.confidence)
+                    .title(rule.meta.name.replace('-', " "))
+                    .observation(observation)
+                    .declared(b.declared.clone())
+                    .location(sink.clone())
+                    .key(format!("{}:{}:{}", sink.file, sink.line, sink.column));
+                    for step in &flows[0].path {
+                        fb = fb.evidence(Evidence::Source {
+                            location: step.location.clone(),
+                            note: step.note.clone(),
+                        });
+                    }
+                    out.push(fb.build());
+                }
+            }
+            Match::Capability {
+                kinds,
+                detail,
+                sensitive_detail,
+                description_matches,
+                description_not_matches,
+                host_declared,
+            } => {
+                if let Some(re) = description_matches
+                    && !description.is_some_and(|d| re.is_match(d))
+                {
+                    continue;
+                }
+                if let Some(re) = description_not_matches
+                    && description.is_some_and(|d| re.is_match(d))
+                {
+                    continue;
+                }
+                // One finding per place (a POST is both a fetch and a send).
+                let mut seen_at = std::collections::BTreeSet::new();
+                for cap in &b.capabilities {
+                    if !kinds.contains(&cap.kind) {
+                        continue;
+                    }
+                    let d = cap.detail.as_deref().unwrap_or("");
+                    if let Some(re) = detail
+                        && !re.is_match(d)
+                    {
+                        continue;
+                    }
+                    if *sensitive_detail && !rules::sensitive(models, d) {
+                        continue;
+                    }
+                    if *host_declared
+                        && let (Some(host), Some(desc)) = (host_of(d), description)
+                        && desc.contains(&host)
+                    {
+                        continue;
+                    }
+                    if !seen_at.insert((cap.location.clone(), cap.via.clone())) {
+                        continue;
+                    }
+                    let via = if cap.via.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " (via {})",
+                            cap.via
+                                .iter()
+                                .map(|v| v.to_string())
+                                .collect::<Vec<_>>()
+                                .join(" → ")
+                        )
+                    };
+                    let what = match models.sensitive_path(d) {
+                        Some(w) if *sensitive_detail => format!(" — {w}"),
+                        _ => String::new(),
+                    };
+                    let observation = format!(
+                        "{} {}({d}){what} at {}{via}",
+                        cap.kind, cap.api, cap.location
+                    );
+                    let mut fb = Finding::builder(
+                        rule.meta.id.clone(),
+                        mcp_scan_core::Analyzer::Static,
+                        rule.meta.taxonomy,
+                        b.tool.clone(),
+                    )
+                    .severity(rule.meta.severity)
+                    .confidence(rule.meta.confidence)
+                    .title(rule.meta.name.replace('-', " "))
+                    .observation(observation)
+                    .declared(b.declared.clone())
+                    .location(cap.location.clone())
+                    .key(format!(
+                        "{}:{}:{}",
+                        cap.location.file, cap.location.line, cap.location.column
+                    ));
+                    for v in &cap.via {
+                        fb = fb.evidence(Evidence::Source {
+                            location: v.clone(),
+                            note: "call on the way".to_string(),
+                        });
+                    }
+                    fb = fb.evidence(Evidence::Source {
+                        location: cap.location.clone(),
+                        note: format!("{} {}({d})", cap.kind, cap.api),
+                    });
+                    out.push(fb.build());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The host of a URL-ish detail (`POST http://93.184.216.34:80/x` → `93.184.216.34`).
+fn host_of(detail: &str) -> Option<String> {
+    let url = detail.split_whitespace().last()?;
+    let rest = url.split_once("://")?.1;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next()?;
+    if host.is_empty() || host.contains(value::UNKNOWN) {
+        None
+    } else {
+        Some(host.to_string())
+    }
+}
+
+/// The entity kind of an entry point (re-exported for callers building reports).
+pub fn entity_kind(ep: &EntryPoint) -> EntityKind {
+    ep.kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_is_taken_from_url_details() {
+        assert_eq!(
+            host_of("POST http://93.184.216.34:80/collect").as_deref(),
+            Some("93.184.216.34")
+        );
+        assert_eq!(
+            host_of("https://api.weather.gov/points/…").as_deref(),
+            Some("api.weather.gov")
+        );
+        assert_eq!(host_of("⟨param:url⟩"), None);
+        assert_eq!(host_of("http://…/x"), None);
+    }
+}

@@ -1,0 +1,601 @@
+//! API models as data (`rules/models/<lang>/*.toml`): which calls are sinks, sources,
+//! sanitizers, propagators, guards and callbacks, by *kind*. Raw rows are validated into
+//! [`Models`] with file and line in every error.
+
+use mcp_scan_rules::{RuleError, SourceFile};
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// Every kind a model row may name and a rule may ask for.
+pub const KINDS: &[&str] = &[
+    "command-exec",
+    "process-exec",
+    "code-eval",
+    "deserialize",
+    "network-send",
+    "network-fetch",
+    "socket",
+    "dns",
+    "file-read",
+    "file-write",
+    "file-delete",
+    "file-list",
+    "file-permission",
+    "env-read",
+    "sql",
+    "template",
+    "background",
+];
+
+/// The embedded Python models, file name → text.
+pub const PYTHON_MODEL_FILES: &[(&str, &str)] = &[
+    (
+        "rules/models/python/stdlib.toml",
+        include_str!("../../../rules/models/python/stdlib.toml"),
+    ),
+    (
+        "rules/models/python/thirdparty.toml",
+        include_str!("../../../rules/models/python/thirdparty.toml"),
+    ),
+];
+
+pub const PYTHON_SENSITIVE_FILE: (&str, &str) = (
+    "rules/models/python/sensitive.toml",
+    include_str!("../../../rules/models/python/sensitive.toml"),
+);
+
+/// Which argument of a call: a position (`-1` = the receiver of a method call) and/or a keyword.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArgSel {
+    pub index: Option<i64>,
+    pub keyword: Option<String>,
+}
+
+impl ArgSel {
+    pub fn is_none(&self) -> bool {
+        self.index.is_none() && self.keyword.is_none()
+    }
+}
+
+/// A row applies only when an argument's constant equals `is` or matches `matches`.
+#[derive(Debug, Clone)]
+pub struct When {
+    pub arg: ArgSel,
+    pub is: Option<String>,
+    pub matches: Option<Regex>,
+    /// The value to test when the argument is absent.
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SinkRow {
+    pub kind: String,
+    pub target: ArgSel,
+    /// Every argument is checked for taint, not just the target.
+    pub all_args: bool,
+    pub detail: ArgSel,
+    pub verb: Option<String>,
+    /// How to show target and detail together (`{target} mode {detail}`).
+    pub detail_format: Option<String>,
+    /// When this row matches, rows of this kind for the same call are dropped (a POST through
+    /// `urlopen(url, data=...)` is a send, not also a fetch).
+    pub supersedes: Option<String>,
+    pub when: Option<When>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SourceRow {
+    pub label: String,
+    pub sensitive_label: Option<String>,
+    pub path: ArgSel,
+    pub kind: Option<String>,
+    pub detail: ArgSel,
+    pub when: Option<When>,
+}
+
+/// How a propagator computes the string constant of its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstOp {
+    /// The first argument's constant.
+    Arg0,
+    /// The receiver's constant (`Path(...).resolve()`).
+    Receiver,
+    /// Path join of all positional arguments.
+    JoinPath,
+    /// Path join of the receiver and all positional arguments.
+    JoinPathReceiver,
+    /// The home directory, written `~`.
+    Home,
+    /// No constant (encoders).
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub struct Guard {
+    pub method: Option<String>,
+    pub callee: Option<String>,
+    pub op: Option<String>,
+    pub kinds: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SensitivePath {
+    pub pattern: Regex,
+    pub what: String,
+}
+
+/// Compiled models for one language.
+#[derive(Debug, Default)]
+pub struct Models {
+    pub sinks: HashMap<String, Vec<SinkRow>>,
+    pub sources: HashMap<String, Vec<SourceRow>>,
+    /// `subscript_of` sources: mapping → row.
+    pub subscript_sources: HashMap<String, SourceRow>,
+    /// Kinds a sanitizer makes safe (`*` = all).
+    pub sanitizers: HashMap<String, Vec<String>>,
+    pub propagators: HashMap<String, ConstOp>,
+    pub types: HashMap<String, String>,
+    pub guards: Vec<Guard>,
+    pub callbacks: HashMap<String, ArgSel>,
+    /// Methods that wait for a `background` object (`p.wait()`, `t.join()`): a process or
+    /// thread waited for in the call does not outlive it.
+    pub joiners: Vec<String>,
+    pub sensitive: Vec<SensitivePath>,
+}
+
+impl Models {
+    /// The embedded Python models (validated by a test; a broken file is a build-time bug).
+    pub fn python() -> &'static Models {
+        static PY: LazyLock<Models> = LazyLock::new(|| {
+            Models::load(PYTHON_MODEL_FILES, PYTHON_SENSITIVE_FILE)
+                .unwrap_or_else(|e| panic!("embedded Python models are invalid: {e}"))
+        });
+        &PY
+    }
+
+    pub fn load(files: &[(&str, &str)], sensitive: (&str, &str)) -> Result<Models, RuleError> {
+        let mut m = Models::default();
+        for (name, text) in files {
+            let src = SourceFile::new(name, text);
+            let raw: RawModelFile = src.parse()?;
+            m.add(&src, raw)?;
+        }
+        let src = SourceFile::new(sensitive.0, sensitive.1);
+        let raw: RawSensitiveFile = src.parse()?;
+        for p in raw.path {
+            let pattern = Regex::new(p.pattern.get_ref())
+                .map_err(|e| src.error(p.pattern.span(), format!("bad regex: {e}")))?;
+            m.sensitive.push(SensitivePath {
+                pattern,
+                what: p.what,
+            });
+        }
+        Ok(m)
+    }
+
+    /// What a sensitive path is, if `path` (a resolved constant) is one.
+    pub fn sensitive_path(&self, path: &str) -> Option<&str> {
+        self.sensitive
+            .iter()
+            .find(|s| s.pattern.is_match(path))
+            .map(|s| s.what.as_str())
+    }
+
+    fn add(&mut self, src: &SourceFile<'_>, raw: RawModelFile) -> Result<(), RuleError> {
+        for r in raw.sink {
+            let kind = check_kind(src, &r.kind)?;
+            let target = ArgSel {
+                index: r.target,
+                keyword: r.target_kwarg,
+            };
+            let all_args = match r.args.as_ref().map(|a| a.get_ref().as_str()) {
+                None | Some("target") => false,
+                Some("all") => true,
+                Some(other) => {
+                    return Err(src.error(
+                        r.args.as_ref().map_or(0..0, |a| a.span()),
+                        format!("args must be \"target\" or \"all\", not `{other}`"),
+                    ));
+                }
+            };
+            let detail = if r.detail.is_some() || r.detail_kwarg.is_some() {
+                ArgSel {
+                    index: r.detail,
+                    keyword: r.detail_kwarg,
+                }
+            } else {
+                target.clone()
+            };
+            let when = r.when.map(|w| w.compile(src)).transpose()?;
+            self.sinks
+                .entry(r.callee.get_ref().clone())
+                .or_default()
+                .push(SinkRow {
+                    kind,
+                    target,
+                    all_args,
+                    detail,
+                    verb: r.verb,
+                    detail_format: r.detail_format,
+                    supersedes: r
+                        .supersedes
+                        .as_ref()
+                        .map(|k| check_kind(src, k))
+                        .transpose()?,
+                    when,
+                });
+        }
+        for r in raw.source {
+            let kind = r.kind.as_ref().map(|k| check_kind(src, k)).transpose()?;
+            let when = r.when.map(|w| w.compile(src)).transpose()?;
+            let row = SourceRow {
+                label: r.label.get_ref().clone(),
+                sensitive_label: r.sensitive_label,
+                path: ArgSel {
+                    index: r.path_arg,
+                    keyword: r.path_kwarg,
+                },
+                kind,
+                detail: ArgSel {
+                    index: r.detail,
+                    keyword: None,
+                },
+                when,
+            };
+            match (r.callee, r.subscript_of) {
+                (Some(c), None) => self.sources.entry(c).or_default().push(row),
+                (None, Some(s)) => {
+                    self.subscript_sources.insert(s, row);
+                }
+                _ => {
+                    return Err(src.error(
+                        r.label.span(),
+                        "a source needs exactly one of callee or subscript_of",
+                    ));
+                }
+            }
+        }
+        for r in raw.sanitizer {
+            let mut kinds = Vec::new();
+            for k in &r.kinds {
+                if k.get_ref() == "*" {
+                    kinds.push("*".to_string());
+                } else {
+                    kinds.push(check_kind(src, k)?);
+                }
+            }
+            self.sanitizers.insert(r.callee, kinds);
+        }
+        for r in raw.propagator {
+            let op = match r.r#const.as_ref().map(|c| c.get_ref().as_str()) {
+                None | Some("none") => ConstOp::None,
+                Some("arg0") => ConstOp::Arg0,
+                Some("receiver") => ConstOp::Receiver,
+                Some("join-path") => ConstOp::JoinPath,
+                Some("join-path-receiver") => ConstOp::JoinPathReceiver,
+                Some("home") => ConstOp::Home,
+                Some(other) => {
+                    return Err(src.error(
+                        r.r#const.as_ref().map_or(0..0, |c| c.span()),
+                        format!("unknown const operation `{other}`"),
+                    ));
+                }
+            };
+            self.propagators.insert(r.callee, op);
+        }
+        for r in raw.r#type {
+            self.types.insert(r.callee, r.returns);
+        }
+        for r in raw.guard {
+            let mut kinds = Vec::new();
+            for k in &r.kinds {
+                kinds.push(check_kind(src, k)?);
+            }
+            let n = [r.method.is_some(), r.callee.is_some(), r.op.is_some()]
+                .iter()
+                .filter(|b| **b)
+                .count();
+            if n != 1 {
+                return Err(src.error(
+                    r.kinds.first().map_or(0..0, |k| k.span()),
+                    "a guard needs exactly one of method, callee or op",
+                ));
+            }
+            self.guards.push(Guard {
+                method: r.method,
+                callee: r.callee,
+                op: r.op,
+                kinds,
+            });
+        }
+        for r in raw.joiner {
+            self.joiners.push(r.method);
+        }
+        for r in raw.callback {
+            self.callbacks.insert(
+                r.callee,
+                ArgSel {
+                    index: r.target,
+                    keyword: r.target_kwarg,
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+fn check_kind(src: &SourceFile<'_>, k: &toml::Spanned<String>) -> Result<String, RuleError> {
+    if KINDS.contains(&k.get_ref().as_str()) {
+        Ok(k.get_ref().clone())
+    } else {
+        Err(src.error(
+            k.span(),
+            format!(
+                "unknown kind `{}` (known: {})",
+                k.get_ref(),
+                KINDS.join(", ")
+            ),
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModelFile {
+    #[serde(default)]
+    sink: Vec<RawSink>,
+    #[serde(default)]
+    source: Vec<RawSource>,
+    #[serde(default)]
+    sanitizer: Vec<RawSanitizer>,
+    #[serde(default)]
+    propagator: Vec<RawPropagator>,
+    #[serde(default)]
+    r#type: Vec<RawType>,
+    #[serde(default)]
+    guard: Vec<RawGuard>,
+    #[serde(default)]
+    callback: Vec<RawCallback>,
+    #[serde(default)]
+    joiner: Vec<RawJoiner>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJoiner {
+    method: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSink {
+    callee: toml::Spanned<String>,
+    kind: toml::Spanned<String>,
+    target: Option<i64>,
+    target_kwarg: Option<String>,
+    args: Option<toml::Spanned<String>>,
+    detail: Option<i64>,
+    detail_kwarg: Option<String>,
+    verb: Option<String>,
+    detail_format: Option<String>,
+    supersedes: Option<toml::Spanned<String>>,
+    when: Option<RawWhen>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    callee: Option<String>,
+    subscript_of: Option<String>,
+    label: toml::Spanned<String>,
+    sensitive_label: Option<String>,
+    path_arg: Option<i64>,
+    path_kwarg: Option<String>,
+    kind: Option<toml::Spanned<String>>,
+    detail: Option<i64>,
+    when: Option<RawWhen>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWhen {
+    arg: Option<i64>,
+    kwarg: Option<String>,
+    is: Option<toml::Spanned<toml::Value>>,
+    matches: Option<toml::Spanned<String>>,
+    default: Option<toml::Value>,
+}
+
+/// Constants are compared as text: booleans as `true`/`false`, numbers as written.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl RawWhen {
+    fn compile(self, src: &SourceFile<'_>) -> Result<When, RuleError> {
+        let matches = self
+            .matches
+            .as_ref()
+            .map(|m| {
+                Regex::new(m.get_ref())
+                    .map_err(|e| src.error(m.span(), format!("bad regex in when.matches: {e}")))
+            })
+            .transpose()?;
+        if self.is.is_none() && matches.is_none() {
+            return Err(src.error(0..0, "`when` needs `is` or `matches`"));
+        }
+        Ok(When {
+            arg: ArgSel {
+                index: self.arg,
+                keyword: self.kwarg,
+            },
+            is: self.is.map(|v| value_text(v.get_ref())),
+            matches,
+            default: self.default.as_ref().map(value_text),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSanitizer {
+    callee: String,
+    kinds: Vec<toml::Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPropagator {
+    callee: String,
+    r#const: Option<toml::Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawType {
+    callee: String,
+    returns: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGuard {
+    method: Option<String>,
+    callee: Option<String>,
+    op: Option<String>,
+    kinds: Vec<toml::Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCallback {
+    callee: String,
+    target: Option<i64>,
+    target_kwarg: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSensitiveFile {
+    path: Vec<RawSensitive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSensitive {
+    pattern: toml::Spanned<String>,
+    what: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_python_models_compile_and_cover_the_issue_libraries() {
+        let m = Models::load(PYTHON_MODEL_FILES, PYTHON_SENSITIVE_FILE).expect("models load");
+        for (callee, kind) in [
+            ("subprocess.run", "command-exec"),
+            ("os.system", "command-exec"),
+            ("eval", "code-eval"),
+            ("pickle.loads", "deserialize"),
+            ("yaml.load", "deserialize"),
+            ("requests.post", "network-send"),
+            ("httpx.AsyncClient.get", "network-fetch"),
+            ("aiohttp.ClientSession.post", "network-send"),
+            ("urllib3.PoolManager.request", "network-send"),
+            ("open", "file-write"),
+            ("pathlib.Path.read_text", "file-read"),
+            ("shutil.rmtree", "file-delete"),
+            ("sqlite3.Cursor.execute", "sql"),
+            ("psycopg.Cursor.execute", "sql"),
+            ("sqlalchemy.text", "sql"),
+            ("jinja2.Template", "template"),
+            ("paramiko.SSHClient.exec_command", "command-exec"),
+            ("smtplib.SMTP.sendmail", "network-send"),
+            ("socket.create_connection", "socket"),
+            ("socket.gethostbyname", "dns"),
+            ("threading.Thread", "background"),
+        ] {
+            let rows = m.sinks.get(callee).map(Vec::as_slice).unwrap_or_default();
+            assert!(
+                rows.iter().any(|r| r.kind == kind),
+                "{callee} should be a {kind} sink"
+            );
+        }
+        assert_eq!(
+            m.sanitizers.get("shlex.quote"),
+            Some(&vec!["command-exec".to_string()])
+        );
+        assert_eq!(m.propagators.get("os.path.join"), Some(&ConstOp::JoinPath));
+        assert!(m.propagators.contains_key("base64.b64encode"));
+        assert!(m.propagators.contains_key("zlib.compress"));
+        assert!(m.subscript_sources.contains_key("os.environ"));
+        assert_eq!(
+            m.types.get("sqlite3.connect").map(String::as_str),
+            Some("sqlite3.Connection")
+        );
+    }
+
+    #[test]
+    fn sensitive_paths_match_credentials_and_not_ordinary_files() {
+        let m = Models::python();
+        for p in [
+            "~/.ssh/id_rsa",
+            "/root/.ssh/authorized_keys",
+            "~/.aws/credentials",
+            "/srv/app/.env",
+            "~/.netrc",
+            "/etc/shadow",
+            "/etc/passwd",
+            "~/.git-credentials",
+            "~/.npmrc",
+            "~/.pypirc",
+            "~/.kube/config",
+            "~/.docker/config.json",
+            "~/.config/gh/hosts.yml",
+            "/proc/self/environ",
+        ] {
+            assert!(m.sensitive_path(p).is_some(), "{p} should be sensitive");
+        }
+        for p in [
+            "~/notes/today.md",
+            "/tmp/out.txt",
+            "config.json",
+            ".envrc.example.txt",
+            "/etc/hosts",
+        ] {
+            assert!(m.sensitive_path(p).is_none(), "{p} should not be sensitive");
+        }
+    }
+
+    #[test]
+    fn unknown_kind_is_reported_with_file_and_line() {
+        let bad = "[[sink]]\ncallee = \"x.y\"\nkind = \"teleport\"\n";
+        let e = Models::load(
+            &[("rules/models/python/bad.toml", bad)],
+            PYTHON_SENSITIVE_FILE,
+        )
+        .expect_err("unknown kind");
+        assert_eq!(
+            (e.file.as_str(), e.line),
+            ("rules/models/python/bad.toml", 3),
+            "{e}"
+        );
+        assert!(e.message.contains("teleport"), "{e}");
+    }
+
+    #[test]
+    fn bad_regex_in_when_is_reported_with_its_line() {
+        let bad =
+            "[[sink]]\ncallee = \"x.y\"\nkind = \"sql\"\nwhen = { arg = 1, matches = \"(\" }\n";
+        let e = Models::load(&[("m.toml", bad)], PYTHON_SENSITIVE_FILE).expect_err("bad regex");
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("regex"), "{e}");
+    }
+}

@@ -1,0 +1,449 @@
+//! The abstract value the dataflow tracks per variable: taint labels (each with the path it took),
+//! a string constant (with `…` for unknown parts), what it refers to (a function, a module, an
+//! API or object type) and per-field values for containers, bounded in depth.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Fields deeper than this are folded into their parent.
+pub const MAX_FIELD_DEPTH: usize = 3;
+/// More fields than this on one value are folded into the value itself.
+pub const MAX_FIELDS: usize = 32;
+/// Longest taint path kept; later hops are dropped (the sink hop is always added).
+pub const MAX_HOPS: usize = 24;
+/// Longest string constant kept.
+const MAX_CONST: usize = 512;
+/// The placeholder for an unknown part of a string constant.
+pub const UNKNOWN: char = '…';
+
+/// A place in a scanned module: module index and the IR span's line/column/bytes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub module: usize,
+    pub line: u32,
+    pub col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+    pub start_byte: usize,
+    pub end_byte: usize,
+}
+
+impl Loc {
+    pub fn new(module: usize, span: &mcp_scan_ir::Span) -> Self {
+        Loc {
+            module,
+            line: span.start_line,
+            col: span.start_col,
+            end_line: span.end_line,
+            end_col: span.end_col,
+            start_byte: span.start_byte,
+            end_byte: span.end_byte,
+        }
+    }
+}
+
+/// One hop of a taint path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hop {
+    pub loc: Loc,
+    pub note: String,
+}
+
+/// How one label reached a value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Taint {
+    pub path: Vec<Hop>,
+    /// Sink kinds a sanitizer or guard on the way neutralised (`*` = all).
+    pub sanitized: BTreeSet<String>,
+}
+
+impl Taint {
+    pub fn new(hop: Hop) -> Self {
+        Taint {
+            path: vec![hop],
+            sanitized: BTreeSet::new(),
+        }
+    }
+
+    pub fn sanitized_for(&self, kind: &str) -> bool {
+        self.sanitized.contains(kind) || self.sanitized.contains("*")
+    }
+
+    /// Appends a hop unless the path already ends at the same line or is full.
+    pub fn push(&mut self, hop: Hop) {
+        if let Some(last) = self.path.last()
+            && last.loc.module == hop.loc.module
+            && last.loc.line == hop.loc.line
+        {
+            return;
+        }
+        if self.path.len() < MAX_HOPS {
+            self.path.push(hop);
+        }
+    }
+
+    /// Join of two ways the same label arrived: sanitized only if sanitized on both; keeps the
+    /// shorter (then smaller) path so the fixpoint is deterministic and terminates.
+    fn join(&self, other: &Taint) -> Taint {
+        let sanitized = self
+            .sanitized
+            .intersection(&other.sanitized)
+            .cloned()
+            .collect();
+        let path = if (other.path.len(), &other.path) < (self.path.len(), &self.path) {
+            other.path.clone()
+        } else {
+            self.path.clone()
+        };
+        Taint { path, sanitized }
+    }
+}
+
+/// What a value can refer to, for call resolution.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Ref {
+    /// A function of a scanned module (module index, function index).
+    Func(usize, usize),
+    /// A method bound to an instance (the receiver is not passed as an argument).
+    Bound(usize, usize),
+    /// A class of a scanned module.
+    Class(usize, String),
+    /// An instance of a scanned class.
+    Instance(usize, String),
+    /// A scanned module.
+    Module(usize),
+    /// An external API or object type by qualified name (`requests.post`, `pathlib.Path`).
+    Api(String),
+}
+
+/// The abstract value of one variable or expression.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Val {
+    pub taint: BTreeMap<String, Taint>,
+    pub konst: Option<String>,
+    pub refs: BTreeSet<Ref>,
+    pub fields: BTreeMap<String, Val>,
+}
+
+impl Val {
+    pub fn konst(s: impl Into<String>) -> Val {
+        let mut s: String = s.into();
+        if s.len() > MAX_CONST {
+            let mut cut = MAX_CONST;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+            s.push(UNKNOWN);
+        }
+        Val {
+            konst: Some(s),
+            ..Val::default()
+        }
+    }
+
+    pub fn with_ref(r: Ref) -> Val {
+        let mut v = Val::default();
+        v.refs.insert(r);
+        v
+    }
+
+    pub fn labelled(label: &str, hop: Hop) -> Val {
+        let mut v = Val::default();
+        v.taint.insert(label.to_string(), Taint::new(hop));
+        v
+    }
+
+    pub fn is_tainted(&self) -> bool {
+        !self.taint.is_empty() || self.fields.values().any(Val::is_tainted)
+    }
+
+    /// Every label on the value or any of its fields (what reaches a sink that takes the
+    /// whole object).
+    pub fn all_taint(&self) -> BTreeMap<String, Taint> {
+        let mut out = self.taint.clone();
+        for f in self.fields.values() {
+            for (l, t) in f.all_taint() {
+                merge_taint(&mut out, &l, &t);
+            }
+        }
+        out
+    }
+
+    /// Adds the taint (not the constant or refs) of `other`, including its fields' taint.
+    pub fn absorb_taint(&mut self, other: &Val) {
+        for (l, t) in other.all_taint() {
+            merge_taint(&mut self.taint, &l, &t);
+        }
+    }
+
+    /// Appends a hop to every label's path.
+    pub fn push_hop(&mut self, hop: &Hop) {
+        for t in self.taint.values_mut() {
+            t.push(hop.clone());
+        }
+        for f in self.fields.values_mut() {
+            f.push_hop(hop);
+        }
+    }
+
+    /// Marks every label as neutralised for `kinds`.
+    pub fn sanitize(&mut self, kinds: &[String]) {
+        if kinds.iter().any(|k| k == "*") {
+            self.taint.clear();
+            self.fields.clear();
+            return;
+        }
+        for t in self.taint.values_mut() {
+            t.sanitized.extend(kinds.iter().cloned());
+        }
+        for f in self.fields.values_mut() {
+            f.sanitize(kinds);
+        }
+    }
+
+    /// The value of field `name`: the field if known, joined with the container's own taint.
+    pub fn field(&self, name: &str) -> Val {
+        let mut out = self.fields.get(name).cloned().unwrap_or_default();
+        for (l, t) in &self.taint {
+            merge_taint(&mut out.taint, l, t);
+        }
+        out
+    }
+
+    /// Any element: all fields' taint joined with the container's own.
+    pub fn any_element(&self) -> Val {
+        let mut out = Val::default();
+        out.absorb_taint(self);
+        out
+    }
+
+    /// Sets field `name`, keeping depth and width bounded.
+    pub fn set_field(&mut self, name: &str, v: Val) {
+        self.set_field_at(name, v, 1);
+    }
+
+    fn set_field_at(&mut self, name: &str, mut v: Val, depth: usize) {
+        if depth >= MAX_FIELD_DEPTH {
+            let inner = std::mem::take(&mut v.fields);
+            for f in inner.values() {
+                v.absorb_taint(f);
+            }
+        } else {
+            let inner = std::mem::take(&mut v.fields);
+            for (k, f) in inner {
+                v.set_field_at(&k, f, depth + 1);
+            }
+        }
+        if self.fields.len() >= MAX_FIELDS && !self.fields.contains_key(name) {
+            self.absorb_taint(&v);
+            return;
+        }
+        self.fields.insert(name.to_string(), v);
+    }
+
+    /// Least upper bound.
+    pub fn join(&self, other: &Val) -> Val {
+        let mut out = self.clone();
+        out.join_in(other);
+        out
+    }
+
+    /// The value without taint paths: what a callee's analysis depends on (labels, sanitizers,
+    /// constants, references, fields), used as the summary key so that the same abstract
+    /// arguments reached along different paths share one analysis.
+    pub fn shape(&self) -> Val {
+        Val {
+            taint: self
+                .taint
+                .iter()
+                .map(|(l, t)| {
+                    (
+                        l.clone(),
+                        Taint {
+                            path: Vec::new(),
+                            sanitized: t.sanitized.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            konst: self.konst.clone(),
+            refs: self.refs.clone(),
+            fields: self
+                .fields
+                .iter()
+                .map(|(k, v)| (k.clone(), v.shape()))
+                .collect(),
+        }
+    }
+
+    /// Nothing known about the value: no taint, constant, reference or field.
+    pub fn is_empty(&self) -> bool {
+        self.taint.is_empty()
+            && self.konst.is_none()
+            && self.refs.is_empty()
+            && self.fields.is_empty()
+    }
+
+    /// Join in place. An empty value is the identity (it carries no fact to disagree with).
+    pub fn join_in(&mut self, other: &Val) {
+        if self.is_empty() {
+            *self = other.clone();
+            return;
+        }
+        if other.is_empty() {
+            return;
+        }
+        for (l, t) in &other.taint {
+            merge_taint(&mut self.taint, l, t);
+        }
+        if self.konst != other.konst {
+            // Two different constants: only a shared prefix would still be true; keep none.
+            self.konst = None;
+        }
+        self.refs.extend(other.refs.iter().cloned());
+        for (k, f) in &other.fields {
+            match self.fields.get_mut(k) {
+                Some(mine) => mine.join_in(f),
+                None => {
+                    if self.fields.len() < MAX_FIELDS {
+                        self.fields.insert(k.clone(), f.clone());
+                    } else {
+                        self.absorb_taint(f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub fn merge_taint(into: &mut BTreeMap<String, Taint>, label: &str, t: &Taint) {
+    match into.get_mut(label) {
+        Some(mine) => *mine = mine.join(t),
+        None => {
+            into.insert(label.to_string(), t.clone());
+        }
+    }
+}
+
+/// Concatenation of two optional constants, with `…` for the unknown side.
+pub fn concat(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(format!(
+            "{}{}",
+            a.map_or_else(|| UNKNOWN.to_string(), str::to_string),
+            b.map_or_else(|| UNKNOWN.to_string(), str::to_string)
+        )),
+    }
+}
+
+/// `os.path.join` semantics: an absolute later part replaces what came before.
+pub fn join_path(parts: &[Option<String>]) -> Option<String> {
+    if parts.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut out = String::new();
+    for p in parts {
+        let p = p.clone().unwrap_or_else(|| UNKNOWN.to_string());
+        if p.starts_with('/') || out.is_empty() {
+            out = p;
+        } else if out.ends_with('/') {
+            out.push_str(&p);
+        } else {
+            out.push('/');
+            out.push_str(&p);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(line: u32) -> Hop {
+        Hop {
+            loc: Loc {
+                module: 0,
+                line,
+                col: 1,
+                end_line: line,
+                end_col: 2,
+                start_byte: 0,
+                end_byte: 0,
+            },
+            note: format!("line {line}"),
+        }
+    }
+
+    #[test]
+    fn join_keeps_labels_of_both_sides_and_drops_disagreeing_constants() {
+        let a = Val::labelled("param:x", hop(1));
+        let mut b = Val::konst("http://a/");
+        b.taint.insert("secret:file".into(), Taint::new(hop(2)));
+        let j = a.join(&b);
+        assert_eq!(j.taint.len(), 2);
+        assert_eq!(j.konst, None);
+        let same = Val::konst("x").join(&Val::konst("x"));
+        assert_eq!(same.konst.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn sanitized_only_when_sanitized_on_every_path() {
+        let mut a = Val::labelled("param:x", hop(1));
+        let b = a.clone();
+        a.sanitize(&["command-exec".to_string()]);
+        let j = a.join(&b);
+        assert!(!j.taint["param:x"].sanitized_for("command-exec"));
+        let j2 = a.join(&a);
+        assert!(j2.taint["param:x"].sanitized_for("command-exec"));
+        assert!(!j2.taint["param:x"].sanitized_for("sql"));
+    }
+
+    #[test]
+    fn fields_are_bounded_in_depth_and_width() {
+        let mut leaf = Val::labelled("secret:env", hop(3));
+        for i in 0..6 {
+            let mut outer = Val::default();
+            outer.set_field(&format!("f{i}"), leaf);
+            leaf = outer;
+        }
+        fn depth(v: &Val) -> usize {
+            1 + v.fields.values().map(depth).max().unwrap_or(0)
+        }
+        assert!(
+            depth(&leaf) <= MAX_FIELD_DEPTH + 1,
+            "depth {}",
+            depth(&leaf)
+        );
+        assert!(
+            leaf.all_taint().contains_key("secret:env"),
+            "taint survives folding"
+        );
+        let mut wide = Val::default();
+        for i in 0..(MAX_FIELDS + 10) {
+            wide.set_field(&format!("k{i}"), Val::labelled("param:p", hop(4)));
+        }
+        assert_eq!(wide.fields.len(), MAX_FIELDS);
+        assert!(wide.taint.contains_key("param:p"));
+    }
+
+    #[test]
+    fn path_constants_join_like_os_path_join() {
+        let p = |s: &str| Some(s.to_string());
+        assert_eq!(
+            join_path(&[p("~"), p(".ssh"), p("id_rsa")]).as_deref(),
+            Some("~/.ssh/id_rsa")
+        );
+        assert_eq!(join_path(&[p("/srv/"), None]).as_deref(), Some("/srv/…"));
+        assert_eq!(
+            join_path(&[p("/srv"), p("/etc/passwd")]).as_deref(),
+            Some("/etc/passwd")
+        );
+        assert_eq!(
+            concat(Some("http://h/?d="), None).as_deref(),
+            Some("http://h/?d=…")
+        );
+        assert_eq!(concat(None, None), None);
+    }
+}

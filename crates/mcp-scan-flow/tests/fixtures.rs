@@ -1,0 +1,345 @@
+//! Every fixture server under `fixtures/python/` parsed by the real front-end and analysed:
+//! findings must equal `expected.toml` exactly, and each static rule's fixture pair must hold.
+
+use mcp_scan_core::{Finding, Severity, ToolBehavior};
+use mcp_scan_flow::{Input, ToolResult, analyze, rules};
+use mcp_scan_lang::{DiscoverOptions, scan_tree};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/python")
+}
+
+struct Scanned {
+    results: Vec<ToolResult>,
+    incomplete_files: Vec<String>,
+}
+
+fn scan(name: &str) -> Scanned {
+    let dir = fixtures_dir().join(name);
+    let tree = scan_tree(&dir, &DiscoverOptions::default())
+        .unwrap_or_else(|e| panic!("scanning {name}: {e}"));
+    let input = Input {
+        server: name,
+        modules: &tree.modules,
+        sources: &tree.sources,
+        incomplete_files: &tree.incomplete_files,
+    };
+    let results = analyze(&input);
+    Scanned {
+        results,
+        incomplete_files: tree.incomplete_files.clone(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Expected {
+    #[serde(default)]
+    tools: Vec<String>,
+    #[serde(default)]
+    finding: Vec<ExpectedFinding>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct ExpectedFinding {
+    rule: String,
+    tool: String,
+    severity: Severity,
+}
+
+fn expected(name: &str) -> Expected {
+    let path = fixtures_dir().join(name).join("expected.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn actual(results: &[ToolResult]) -> Vec<ExpectedFinding> {
+    let mut out: Vec<ExpectedFinding> = results
+        .iter()
+        .flat_map(|r| r.findings.iter())
+        .map(|f: &Finding| ExpectedFinding {
+            rule: f.rule_id.clone(),
+            tool: f.target.name.clone(),
+            severity: f.severity,
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn describe(results: &[ToolResult]) -> String {
+    let mut s = String::new();
+    for r in results {
+        s.push_str(&format!(
+            "== {} (complete: {})\n",
+            r.target.name, r.behavior.complete
+        ));
+        for c in &r.behavior.capabilities {
+            s.push_str(&format!(
+                "  cap {} {} {:?} @{}\n",
+                c.kind, c.api, c.detail, c.location
+            ));
+        }
+        for fl in &r.behavior.flows {
+            s.push_str(&format!(
+                "  flow {} -> {} {} sanitized={}\n",
+                fl.source, fl.sink_kind, fl.sink_api, fl.sanitized
+            ));
+        }
+        for f in &r.findings {
+            s.push_str(&format!(
+                "  finding {} {}: {}\n",
+                f.rule_id, f.severity, f.observation
+            ));
+        }
+    }
+    s
+}
+
+/// Checks one fixture against its expected.toml: the same tools, the same findings.
+fn check_fixture(name: &str) -> Scanned {
+    let scanned = scan(name);
+    let exp = expected(name);
+    assert!(
+        scanned.incomplete_files.is_empty(),
+        "{name}: fixture files must parse: {:?}",
+        scanned.incomplete_files
+    );
+    let mut tools: Vec<String> = scanned
+        .results
+        .iter()
+        .map(|r| r.target.name.clone())
+        .collect();
+    tools.sort();
+    let mut want_tools = exp.tools.clone();
+    want_tools.sort();
+    assert_eq!(
+        tools,
+        want_tools,
+        "{name}: entry points\n{}",
+        describe(&scanned.results)
+    );
+    let mut want = exp.finding.clone();
+    want.sort();
+    assert_eq!(
+        actual(&scanned.results),
+        want,
+        "{name}: findings differ from expected.toml\n{}",
+        describe(&scanned.results)
+    );
+    for r in &scanned.results {
+        assert!(
+            r.behavior.complete,
+            "{name}/{}: {:?}",
+            r.target.name, r.incomplete
+        );
+    }
+    scanned
+}
+
+fn behavior<'a>(s: &'a Scanned, tool: &str) -> &'a ToolBehavior {
+    &s.results
+        .iter()
+        .find(|r| r.target.name == tool)
+        .unwrap_or_else(|| panic!("no tool {tool}"))
+        .behavior
+}
+
+#[test]
+fn honest_server_is_clean() {
+    let s = check_fixture("honest_server");
+    assert!(s.results.iter().all(|r| r.findings.is_empty()));
+}
+
+#[test]
+fn leaky_server_reports_ssh_key_exfiltration_with_source_to_sink_path() {
+    let s = check_fixture("leaky_server");
+    let b = behavior(&s, "format_note");
+    let flow = b
+        .flows
+        .iter()
+        .find(|f| f.source == "secret:file" && f.sink_kind == "network-send")
+        .unwrap_or_else(|| {
+            panic!(
+                "no secret:file → network-send flow\n{}",
+                describe(&s.results)
+            )
+        });
+    let first = &flow.path[0];
+    assert!(
+        first.note.contains("~/.ssh/id_rsa"),
+        "source hop names the key: {first:?}"
+    );
+    let last = flow.path.last().expect("sink hop");
+    assert!(
+        last.note.contains("POST http://93.184.216.34:80/collect"),
+        "sink hop names the destination: {last:?}"
+    );
+    assert!(
+        flow.path.len() >= 3,
+        "hops through the code: {:?}",
+        flow.path
+    );
+    assert!(
+        flow.path
+            .iter()
+            .all(|h| h.location.file == "server.py" && h.location.line > 0)
+    );
+    let highs = s.results[0]
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::High)
+        .count();
+    assert!(highs >= 2, "at least two HIGH findings, got {highs}");
+}
+
+#[test]
+fn good_server_is_clean() {
+    let s = check_fixture("good_server");
+    assert_eq!(s.results.len(), 3);
+}
+
+#[test]
+fn evil_server_reports_exfiltration_eval_and_backdoor() {
+    let s = check_fixture("evil_server");
+    let greet = behavior(&s, "greet");
+    assert!(
+        greet
+            .capabilities
+            .iter()
+            .any(|c| c.kind == "file-permission"
+                && c.detail.as_deref() == Some("/tmp/.backdoor.sh mode 0o755")),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn multifile_server_follows_exfiltration_three_calls_deep_across_modules() {
+    let s = check_fixture("multifile_server");
+    let b = behavior(&s, "save_note");
+    let send = b
+        .capabilities
+        .iter()
+        .find(|c| c.kind == "network-fetch")
+        .unwrap_or_else(|| panic!("{}", describe(&s.results)));
+    assert_eq!(send.location.file, "notes/util.py");
+    assert_eq!(send.detail.as_deref(), Some("http://93.184.216.34:80/sync"));
+    let via: Vec<&str> = send.via.iter().map(|l| l.file.as_str()).collect();
+    assert_eq!(
+        via,
+        ["server.py", "helpers.py", "notes/storage.py"],
+        "call chain"
+    );
+    let flow = b
+        .flows
+        .iter()
+        .find(|f| f.source == "secret:file")
+        .unwrap_or_else(|| panic!("{}", describe(&s.results)));
+    assert!(
+        flow.path
+            .first()
+            .is_some_and(|h| h.location.file == "notes/util.py")
+    );
+    let param = b
+        .flows
+        .iter()
+        .find(|f| f.source == "param:text" && f.sink_kind == "network-fetch")
+        .unwrap_or_else(|| panic!("param:text reaches the send\n{}", describe(&s.results)));
+    let files: Vec<&str> = param
+        .path
+        .iter()
+        .map(|h| h.location.file.as_str())
+        .collect();
+    for f in [
+        "server.py",
+        "helpers.py",
+        "notes/storage.py",
+        "notes/util.py",
+    ] {
+        assert!(files.contains(&f), "hop in {f}: {files:?}");
+    }
+}
+
+#[test]
+fn lowlevel_server_splits_dispatcher_and_reports_shell_injection() {
+    let s = check_fixture("lowlevel_server");
+    assert!(
+        behavior(&s, "get_time")
+            .capabilities
+            .iter()
+            .all(|c| c.kind != "command-exec")
+    );
+}
+
+#[test]
+fn risky_server_fires_every_remaining_rule() {
+    check_fixture("risky_server");
+}
+
+#[test]
+fn benign_lookalikes_stay_clean() {
+    let s = check_fixture("benign_lookalikes");
+    // The look-alikes do reach the same APIs; they are clean because of quoting, containment,
+    // fixed hosts and parameters, not because the analysis missed the calls.
+    let list_dir = behavior(&s, "list_dir");
+    assert!(
+        list_dir
+            .flows
+            .iter()
+            .any(|f| f.source == "param:path" && f.sink_kind == "command-exec" && f.sanitized),
+        "{}",
+        describe(&s.results)
+    );
+    let read_note = behavior(&s, "read_note");
+    assert!(
+        read_note
+            .flows
+            .iter()
+            .any(|f| f.source == "param:name" && f.sink_kind == "file-read" && f.sanitized),
+        "{}",
+        describe(&s.results)
+    );
+    let fetch = behavior(&s, "fetch_docs");
+    assert!(
+        fetch
+            .flows
+            .iter()
+            .any(|f| f.source == "param:url" && f.sink_kind == "network-fetch" && f.sanitized),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn every_static_rule_fires_on_its_fixture_and_not_on_its_benign_twin() {
+    let mut cache: BTreeMap<String, Scanned> = BTreeMap::new();
+    for rule in rules::builtin() {
+        for (list, must_fire) in [(&rule.fixtures.fires, true), (&rule.fixtures.clean, false)] {
+            for spec in list {
+                let (fixture, tool) = spec
+                    .split_once('/')
+                    .unwrap_or_else(|| panic!("{}: bad fixture ref {spec}", rule.meta.id));
+                let s = cache
+                    .entry(fixture.to_string())
+                    .or_insert_with(|| scan(fixture));
+                let r = s
+                    .results
+                    .iter()
+                    .find(|r| r.target.name == tool)
+                    .unwrap_or_else(|| panic!("{}: fixture tool {spec} not found", rule.meta.id));
+                let fired = r.findings.iter().any(|f| f.rule_id == rule.meta.id);
+                assert_eq!(
+                    fired,
+                    must_fire,
+                    "{} on {spec}: expected {}\n{}",
+                    rule.meta.id,
+                    if must_fire { "a finding" } else { "no finding" },
+                    describe(std::slice::from_ref(r))
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Language adapters: find the source files of a server, parse them in parallel with tree-sitter,
+//! lower each into the language-neutral [`mcp_scan_ir::Module`], and find the MCP entry points
+//! (tools, resources, prompts) it registers.
+//!
+//! The analyses (`mcp-scan-flow`) only see the IR. Adding a language means a new
+//! [`LanguageAdapter`] plus its query folder under `grammars/<lang>/`; see `grammars/README.md`.
+//!
+//! Robustness contract: no input makes this crate panic or overflow the stack. A file that
+//! cannot be read, is binary, is not UTF-8, is over the size cap, has syntax errors or nests
+//! deeper than [`Limits::max_nesting`] gets a [`Diagnostic`] and is listed in
+//! [`ParsedTree::incomplete_files`]; tools defined in such a file must be reported INCOMPLETE.
+
+pub mod discover;
+pub mod python;
+pub mod queries;
+mod scan;
+mod strings;
+
+pub use discover::{
+    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files,
+};
+pub use scan::{ParsedTree, ScanError, scan_tree};
+
+use mcp_scan_ir::{EntryPoint, Language, Module};
+use thiserror::Error;
+
+/// Bounds that keep lowering linear and the stack shallow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest statement/expression nesting lowered; deeper subtrees become `Unknown` and the
+    /// file is flagged incomplete. CPython itself refuses more than 200 nested parentheses.
+    pub max_nesting: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_nesting: 256 }
+    }
+}
+
+/// Why a single file could not be lowered at all (strict mode, [`LanguageAdapter::lower`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LowerError {
+    #[error("{path}:{line}:{column}: syntax error: {message}")]
+    Syntax {
+        path: String,
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    #[error("{path}:{line}:{column}: nesting deeper than {limit} levels is not analysed")]
+    TooDeep {
+        path: String,
+        line: u32,
+        column: u32,
+        limit: usize,
+    },
+    #[error("{path}: the parser gave up on this file")]
+    ParseFailed { path: String },
+    #[error("{path}: cannot load the {language} grammar: {message}")]
+    Grammar {
+        path: String,
+        language: &'static str,
+        message: String,
+    },
+    #[error("{file}:{line}:{column}: invalid query: {message}")]
+    Query {
+        file: String,
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    #[error("{file}: invalid framework model: {message}")]
+    Model { file: String, message: String },
+}
+
+/// Something wrong in a file that still lowered (tolerant mode, [`LanguageAdapter::lower_file`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LowerIssue {
+    pub kind: IssueKind,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueKind {
+    /// The parser recovered from an error; the affected code is `Unknown` in the IR.
+    Syntax,
+    /// A subtree nested deeper than [`Limits::max_nesting`] became `Unknown`.
+    TooDeep,
+}
+
+/// What kind of server object a variable holds: decides which registrations count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServerStyle {
+    /// `FastMCP` / `MCPServer`: `@x.tool()`, `@x.resource(uri)`, `@x.prompt()`, `x.add_tool(fn)`.
+    Decorator,
+    /// The low-level `Server`: `@x.list_tools()` + `@x.call_tool()` (mcp 1.x) or
+    /// `Server(on_list_tools=..., on_call_tool=...)` (mcp 2.x), split per tool name.
+    LowLevel,
+}
+
+/// A server object bound to a name at module level (or inside a function) of a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerBinding {
+    pub var: String,
+    pub style: ServerStyle,
+}
+
+/// A registration on a name this file imports (`from .app import mcp` then `@mcp.tool()`): it
+/// becomes an entry point once [`scan_tree`] sees that the imported name is a server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeferredEntryPoint {
+    /// The local name the registration is made on.
+    pub object: String,
+    pub style: ServerStyle,
+    pub entry: EntryPoint,
+}
+
+/// One file, lowered tolerantly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lowered {
+    pub module: Module,
+    pub issues: Vec<LowerIssue>,
+    pub servers: Vec<ServerBinding>,
+    pub deferred: Vec<DeferredEntryPoint>,
+}
+
+/// A language front-end. Implementations are stateless and shared across threads.
+pub trait LanguageAdapter: Send + Sync {
+    fn language(&self) -> Language;
+    /// File extensions without the dot (`py`, `pyi`).
+    fn extensions(&self) -> &'static [&'static str];
+    /// Lowers a file, tolerating errors: syntax errors and over-deep nesting become `Unknown`
+    /// nodes plus [`LowerIssue`]s. Fails only when the parser cannot produce a tree at all.
+    fn lower_file(
+        &self,
+        rel_path: &str,
+        source: &str,
+        limits: &Limits,
+    ) -> Result<Lowered, LowerError>;
+
+    /// Strict lowering for single files and tests: any issue is an error.
+    ///
+    /// Trait methods run on the caller's stack; lowering recursion is bounded, but deep inputs
+    /// in unoptimised builds want more than a default 2 MiB thread stack. [`scan_tree`],
+    /// [`python::lower`] and [`python::lower_file`] run on [`LOWERING_STACK`]-sized stacks.
+    fn lower(&self, rel_path: &str, source: &str) -> Result<Module, LowerError> {
+        let lowered = self.lower_file(rel_path, source, &Limits::default())?;
+        match lowered.issues.into_iter().next() {
+            None => Ok(lowered.module),
+            Some(issue) => Err(issue_error(rel_path, issue, Limits::default().max_nesting)),
+        }
+    }
+}
+
+fn issue_error(path: &str, issue: LowerIssue, limit: usize) -> LowerError {
+    match issue.kind {
+        IssueKind::Syntax => LowerError::Syntax {
+            path: path.to_string(),
+            line: issue.line,
+            column: issue.column,
+            message: issue.message,
+        },
+        IssueKind::TooDeep => LowerError::TooDeep {
+            path: path.to_string(),
+            line: issue.line,
+            column: issue.column,
+            limit,
+        },
+    }
+}
+
+/// Stack for threads that lower: lowering recursion is bounded by [`Limits::max_nesting`], and
+/// this leaves a wide margin for it even in unoptimised builds (pages are only committed when
+/// touched).
+pub const LOWERING_STACK: usize = 64 * 1024 * 1024;
+
+/// Runs `f` on a thread with [`LOWERING_STACK`] bytes of stack, so callers on small default
+/// stacks (test threads, async runtimes) can lower any input.
+pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = || slot.lock().ok().and_then(|mut g| g.take());
+    let spawned = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("mcp-scan-lower".into())
+            .stack_size(LOWERING_STACK)
+            .spawn_scoped(s, || take().map(|f| f()));
+        match handle {
+            Ok(h) => match h.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => None,
+        }
+    });
+    match spawned {
+        Some(v) => v,
+        // Thread creation failed (out of resources): run here rather than fail.
+        None => match take() {
+            Some(f) => f(),
+            None => unreachable!("the closure runs exactly once"),
+        },
+    }
+}
+
+/// Every adapter this build knows, in a fixed order.
+pub fn adapters() -> &'static [&'static dyn LanguageAdapter] {
+    static ADAPTERS: [&dyn LanguageAdapter; 1] = [&python::PythonAdapter];
+    &ADAPTERS
+}
+
+/// The adapter for a file name, by extension.
+pub fn adapter_for(path: &str) -> Option<&'static dyn LanguageAdapter> {
+    let ext = path.rsplit_once('.')?.1;
+    adapters()
+        .iter()
+        .copied()
+        .find(|a| a.extensions().contains(&ext))
+}

@@ -1,0 +1,843 @@
+//! MCP entry points of a Python module. The query in `grammars/python/entrypoints.scm` locates
+//! candidate sites; this file decides, through the module's imports and the framework model in
+//! `grammars/python/frameworks.toml`, which are real registrations on an MCP server object, and
+//! reads names, descriptions and parameters from the lowered IR.
+
+use super::lower::{Draft, kids};
+use crate::queries::{Frameworks, Positional, python_entry_query, python_frameworks_checked};
+use crate::strings::clean_doc;
+use crate::{DeferredEntryPoint, LowerError, ServerBinding, ServerStyle};
+use mcp_scan_core::{DeclaredParam, EntityKind};
+use mcp_scan_ir::{
+    Arg, EntryPoint, Expr, ExprKind, FuncId, Function, Import, Module, Span, Stmt, StmtKind,
+    StrPart,
+};
+use std::collections::HashMap;
+use tree_sitter::{Node, QueryCursor, StreamingIterator, Tree};
+
+struct Binding<'t> {
+    var: String,
+    ctor: String,
+    args: Option<Node<'t>>,
+}
+
+struct Site {
+    object: String,
+    method: String,
+    /// Start byte of the decorator expression (decorator form).
+    decorator_start: Option<usize>,
+    /// Start byte of the decorated `function_definition` (decorator form).
+    def_start: Option<usize>,
+    /// Start byte of the registration call (imperative form) and the handler named in it.
+    call_start: Option<usize>,
+    handler_ref: Option<String>,
+}
+
+pub(crate) fn find_entry_points(
+    source: &str,
+    tree: &Tree,
+    draft: &mut Draft,
+) -> Result<(), LowerError> {
+    let fw = python_frameworks_checked()?;
+    let query = python_entry_query()?;
+    if !fw.might_register(source) {
+        return Ok(());
+    }
+    let cap = |name: &str| query.capture_index_for_name(name);
+    let (c_var, c_ctor, c_args) = (cap("server.var"), cap("server.ctor"), cap("server.args"));
+    let (c_obj, c_method) = (cap("registration.object"), cap("registration.method"));
+    let (c_dec, c_def, c_ref, c_call) = (
+        cap("registration.decorator"),
+        cap("handler.def"),
+        cap("handler.ref"),
+        cap("registration.call"),
+    );
+    let text = |n: Node| source.get(n.byte_range()).unwrap_or("").to_string();
+
+    let mut bindings = Vec::new();
+    let mut sites = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut var = None;
+        let mut ctor = None;
+        let mut args = None;
+        let mut site = Site {
+            object: String::new(),
+            method: String::new(),
+            decorator_start: None,
+            def_start: None,
+            call_start: None,
+            handler_ref: None,
+        };
+        for c in m.captures() {
+            let i = Some(c.index);
+            if i == c_var {
+                var = Some(text(c.node));
+            } else if i == c_ctor {
+                ctor = Some(text(c.node).split_whitespace().collect::<String>());
+            } else if i == c_args {
+                args = Some(c.node);
+            } else if i == c_obj {
+                site.object = text(c.node);
+            } else if i == c_method {
+                site.method = text(c.node);
+            } else if i == c_dec {
+                site.decorator_start = Some(c.node.start_byte());
+            } else if i == c_def {
+                site.def_start = Some(c.node.start_byte());
+            } else if i == c_ref {
+                site.handler_ref = Some(text(c.node));
+            } else if i == c_call {
+                site.call_start = Some(c.node.start_byte());
+            }
+        }
+        if let (Some(var), Some(ctor)) = (var, ctor) {
+            bindings.push(Binding { var, ctor, args });
+        } else if !site.object.is_empty() {
+            sites.push(site);
+        }
+    }
+
+    let module = &draft.module;
+    let consts = module_constants(module);
+    let mut servers: HashMap<String, ServerStyle> = HashMap::new();
+    let mut dispatchers: Vec<(FuncId, String, Span)> = Vec::new();
+    let mut listings: Vec<FuncId> = Vec::new();
+    for b in &bindings {
+        let Some(canonical) = canonical_path(&b.ctor, &module.imports) else {
+            continue;
+        };
+        let Some(style) = fw.server_style(&canonical) else {
+            continue;
+        };
+        servers.insert(b.var.clone(), style);
+        if style == ServerStyle::LowLevel
+            && let Some(args) = b.args
+        {
+            // mcp 2.x: `Server("x", on_list_tools=list_tools, on_call_tool=call_tool)`.
+            for k in kids(args)
+                .into_iter()
+                .filter(|k| k.kind() == "keyword_argument")
+            {
+                let (Some(kw), Some(val)) = (
+                    k.child_by_field_name("name"),
+                    k.child_by_field_name("value"),
+                ) else {
+                    continue;
+                };
+                let (kw, val) = (text(kw), text(val));
+                let Some(func) = function_named(module, &val) else {
+                    continue;
+                };
+                if fw.low_level.dispatcher_keywords.contains(&kw) {
+                    dispatchers.push((func, b.var.clone(), super::lower::span(k)));
+                } else if fw.low_level.listing_keywords.contains(&kw) {
+                    listings.push(func);
+                }
+            }
+        }
+    }
+    let decorator_starts: std::collections::HashSet<usize> =
+        sites.iter().filter_map(|s| s.decorator_start).collect();
+    let mut entries = Vec::new();
+    let mut deferred = Vec::new();
+    for s in &sites {
+        let local = servers.get(&s.object).copied();
+        let imported = module
+            .imports
+            .iter()
+            .any(|i| i.local == s.object && i.symbol.is_some());
+        if let (Some(def), Some(dec)) = (s.def_start, s.decorator_start) {
+            let Some(&func) = draft.def_starts.get(&def) else {
+                continue;
+            };
+            let f = &module.functions[func];
+            let Some(decorator) = f.decorators.iter().find(|d| d.span.start_byte == dec) else {
+                continue;
+            };
+            match local {
+                Some(ServerStyle::LowLevel) => {
+                    if fw.low_level.dispatcher_methods.contains(&s.method) {
+                        dispatchers.push((func, s.object.clone(), decorator.span));
+                    } else if fw.low_level.listing_methods.contains(&s.method) {
+                        listings.push(func);
+                    }
+                }
+                Some(ServerStyle::Decorator) | None => {
+                    let Some(reg) = fw.registration(&s.method).filter(|r| !r.imperative) else {
+                        continue;
+                    };
+                    if local.is_none() && !imported {
+                        continue;
+                    }
+                    let args = match &decorator.kind {
+                        ExprKind::Call { args, .. } => args.as_slice(),
+                        _ => &[],
+                    };
+                    let entry = decorator_entry(
+                        reg.kind,
+                        reg.positional,
+                        args,
+                        func,
+                        f,
+                        decorator.span,
+                        &s.object,
+                        &consts,
+                    );
+                    if local.is_some() {
+                        entries.push(entry);
+                    } else {
+                        deferred.push(DeferredEntryPoint {
+                            object: s.object.clone(),
+                            style: ServerStyle::Decorator,
+                            entry,
+                        });
+                    }
+                }
+            }
+        } else if let (Some(call_start), Some(handler)) = (s.call_start, &s.handler_ref) {
+            // `mcp.add_tool(fn)`, and the decorator used as a call: `mcp.tool(fn, name=...)`
+            // (fastmcp); a decorator expression itself is handled above.
+            if decorator_starts.contains(&call_start) {
+                continue;
+            }
+            let Some(reg) = fw.registration(&s.method) else {
+                continue;
+            };
+            if local == Some(ServerStyle::LowLevel) || (local.is_none() && !imported) {
+                continue;
+            }
+            let Some(func) = function_named(module, handler) else {
+                continue;
+            };
+            let Some((call, _)) = draft.calls.get(&call_start) else {
+                continue;
+            };
+            let ExprKind::Call { args, .. } = &call.kind else {
+                continue;
+            };
+            // `add_tool(fn, name=None, title=None, description=None)`: the handler is first.
+            let rest: Vec<Arg> = args.iter().skip(1).cloned().collect();
+            let entry = decorator_entry(
+                reg.kind,
+                Some(Positional::Name),
+                &rest,
+                func,
+                &module.functions[func],
+                call.span,
+                &s.object,
+                &consts,
+            );
+            if local.is_some() {
+                entries.push(entry);
+            } else {
+                deferred.push(DeferredEntryPoint {
+                    object: s.object.clone(),
+                    style: ServerStyle::Decorator,
+                    entry,
+                });
+            }
+        }
+    }
+    if !dispatchers.is_empty() {
+        low_level_entries(draft, fw, &dispatchers, &listings, &consts, &mut entries);
+    }
+    for (var, style) in servers {
+        draft.servers.push(ServerBinding { var, style });
+    }
+    draft.servers.sort_by(|a, b| a.var.cmp(&b.var));
+    entries.sort_by_key(|e| e.span.start_byte);
+    draft.module.entry_points.extend(entries);
+    draft.deferred.extend(deferred);
+    Ok(())
+}
+
+/// `F` / `fm.FastMCP` / `mcp.server.fastmcp.FastMCP` → canonical import path, through the
+/// module's imports. None when the head is not imported (a local look-alike class, say).
+fn canonical_path(dotted: &str, imports: &[Import]) -> Option<String> {
+    let (head, rest) = match dotted.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (dotted, None),
+    };
+    let import = imports.iter().rev().find(|i| i.local == head)?;
+    let mut out = import.module.clone();
+    if let Some(sym) = &import.symbol {
+        out.push('.');
+        out.push_str(sym);
+    }
+    if let Some(r) = rest {
+        out.push('.');
+        out.push_str(r);
+    }
+    Some(out)
+}
+
+/// A function by the name it is bound to: module level first, then any scope.
+fn function_named(module: &Module, name: &str) -> Option<FuncId> {
+    let name = name.trim();
+    module
+        .functions
+        .iter()
+        .position(|f| f.qualname == name)
+        .or_else(|| module.functions.iter().position(|f| f.name == name))
+}
+
+/// Module-level string constants, in order (`DESC = "..."`, `FULL = PREFIX + DESC`).
+fn module_constants(module: &Module) -> HashMap<String, String> {
+    let mut consts = HashMap::new();
+    let Some(top) = module.functions.first() else {
+        return consts;
+    };
+    for s in &top.body {
+        if let StmtKind::Assign { targets, value } = &s.kind
+            && let [
+                Expr {
+                    kind: ExprKind::Name(n),
+                    ..
+                },
+            ] = targets.as_slice()
+        {
+            match const_str(value, &consts) {
+                Some(v) => {
+                    consts.insert(n.clone(), v);
+                }
+                None => {
+                    consts.remove(n);
+                }
+            }
+        }
+    }
+    consts
+}
+
+/// A string expression resolved through constants: literals, `+`, f-strings of constants,
+/// `textwrap.dedent(...)`, `inspect.cleandoc(...)`, `"...".strip()`.
+pub(crate) fn const_str(e: &Expr, consts: &HashMap<String, String>) -> Option<String> {
+    const_str_depth(e, consts, 0)
+}
+
+fn const_str_depth(e: &Expr, consts: &HashMap<String, String>, depth: usize) -> Option<String> {
+    if depth > 64 {
+        return None;
+    }
+    match &e.kind {
+        ExprKind::Str(s) => Some(s.clone()),
+        ExprKind::Name(n) => consts.get(n).cloned(),
+        ExprKind::Binary { op, left, right } if op == "+" => {
+            let mut l = const_str_depth(left, consts, depth + 1)?;
+            l.push_str(&const_str_depth(right, consts, depth + 1)?);
+            Some(l)
+        }
+        ExprKind::FormatStr(parts) => {
+            let mut out = String::new();
+            for p in parts {
+                match p {
+                    StrPart::Lit(s) => out.push_str(s),
+                    StrPart::Expr(x) => out.push_str(&const_str_depth(x, consts, depth + 1)?),
+                }
+            }
+            Some(out)
+        }
+        ExprKind::Call { callee, args } => {
+            let path = callee.dotted_path();
+            match (path.as_deref(), &callee.kind, args.as_slice()) {
+                (Some("textwrap.dedent" | "dedent" | "inspect.cleandoc" | "cleandoc"), _, [a])
+                    if a.name.is_none() =>
+                {
+                    const_str_depth(&a.value, consts, depth + 1).map(|s| clean_doc(&s))
+                }
+                (_, ExprKind::Attribute { value, attr }, []) if attr == "strip" => {
+                    const_str_depth(value, consts, depth + 1).map(|s| s.trim().to_string())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
+    args.iter()
+        .find(|a| a.name.as_deref() == Some(name))
+        .map(|a| &a.value)
+}
+
+fn first_positional(args: &[Arg]) -> Option<&Expr> {
+    args.first()
+        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+        .map(|a| &a.value)
+}
+
+/// Parameters the client fills in: not `self`/`cls`, not an injected `Context`, not `*args`.
+fn declared_params(f: &Function) -> Vec<DeclaredParam> {
+    f.params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            !(p.variadic
+                || p.keywords
+                || (*i == 0 && f.class.is_some() && (p.name == "self" || p.name == "cls"))
+                || p.annotation.as_deref().is_some_and(is_context_annotation))
+        })
+        .map(|(_, p)| DeclaredParam {
+            name: p.name.clone(),
+            type_hint: p.annotation.clone(),
+            description: None,
+        })
+        .collect()
+}
+
+fn is_context_annotation(a: &str) -> bool {
+    let base = a.split('[').next().unwrap_or(a).trim();
+    let last = base.rsplit('.').next().unwrap_or(base);
+    matches!(last, "Context" | "ServerRequestContext" | "RequestContext")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decorator_entry(
+    kind: EntityKind,
+    positional: Option<Positional>,
+    args: &[Arg],
+    func: FuncId,
+    f: &Function,
+    span: Span,
+    object: &str,
+    consts: &HashMap<String, String>,
+) -> EntryPoint {
+    let pos = first_positional(args).and_then(|e| const_str(e, consts));
+    let named = kwarg(args, "name").and_then(|e| const_str(e, consts));
+    let (kind, name) = match (kind, positional) {
+        (EntityKind::Resource, _) => {
+            let uri = pos.or_else(|| kwarg(args, "uri").and_then(|e| const_str(e, consts)));
+            match uri {
+                Some(u) if u.contains('{') => (EntityKind::ResourceTemplate, u),
+                Some(u) => (EntityKind::Resource, u),
+                None => (
+                    EntityKind::Resource,
+                    named.unwrap_or_else(|| f.name.clone()),
+                ),
+            }
+        }
+        (k, Some(Positional::Name)) => (k, named.or(pos).unwrap_or_else(|| f.name.clone())),
+        (k, _) => (k, named.unwrap_or_else(|| f.name.clone())),
+    };
+    let description = kwarg(args, "description")
+        .and_then(|e| const_str(e, consts))
+        .or_else(|| f.docstring.clone());
+    EntryPoint {
+        kind,
+        name,
+        description,
+        function: func,
+        params: declared_params(f),
+        span,
+        server_var: object.to_string(),
+    }
+}
+
+// ------------------------------------------------------------------ low-level servers
+
+struct DeclaredTool {
+    name: String,
+    description: Option<String>,
+    params: Vec<DeclaredParam>,
+}
+
+struct Arm {
+    names: Vec<String>,
+    body: Vec<Stmt>,
+    span: Span,
+}
+
+fn low_level_entries(
+    draft: &mut Draft,
+    fw: &Frameworks,
+    dispatchers: &[(FuncId, String, Span)],
+    listings: &[FuncId],
+    consts: &HashMap<String, String>,
+    entries: &mut Vec<EntryPoint>,
+) {
+    let ll = &fw.low_level;
+    // Tool declarations: `Tool(name=..., description=..., inputSchema={...})` in the listing
+    // handlers; when there are none there (a module-level list), anywhere in the module.
+    let is_decl = |e: &Expr| match &e.kind {
+        ExprKind::Call { callee, .. } => {
+            let last = match &callee.kind {
+                ExprKind::Name(n) => n.as_str(),
+                ExprKind::Attribute { attr, .. } => attr.as_str(),
+                _ => "",
+            };
+            ll.tool_declarations.iter().any(|t| t == last)
+        }
+        _ => false,
+    };
+    let mut calls: Vec<&(Expr, FuncId)> =
+        draft.calls.values().filter(|(e, _)| is_decl(e)).collect();
+    calls.sort_by_key(|(e, _)| e.span.start_byte);
+    let in_listing: Vec<&&(Expr, FuncId)> = calls
+        .iter()
+        .filter(|(_, f)| listings.contains(f) || is_nested_in(&draft.module, *f, listings))
+        .collect();
+    let chosen: Vec<&Expr> = if in_listing.is_empty() {
+        calls.iter().map(|(e, _)| e).collect()
+    } else {
+        in_listing.iter().map(|(e, _)| e).collect()
+    };
+    let mut declared = Vec::new();
+    for call in chosen {
+        let ExprKind::Call { args, .. } = &call.kind else {
+            continue;
+        };
+        let Some(name) = kwarg(args, &ll.name_keyword)
+            .or_else(|| first_positional(args))
+            .and_then(|e| const_str(e, consts))
+        else {
+            continue;
+        };
+        let description = kwarg(args, &ll.description_keyword).and_then(|e| const_str(e, consts));
+        let params = ll
+            .schema_keywords
+            .iter()
+            .find_map(|k| kwarg(args, k))
+            .map(|schema| schema_params(schema, consts))
+            .unwrap_or_default();
+        declared.push(DeclaredTool {
+            name,
+            description,
+            params,
+        });
+    }
+
+    for (disp, server_var, reg_span) in dispatchers {
+        let d = draft.module.functions[*disp].clone();
+        let subjects = subject_names(&d);
+        let mut arms = Vec::new();
+        find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
+        let mut covered: Vec<String> = Vec::new();
+        for arm in arms {
+            let id = draft.module.functions.len();
+            let label = arm.names.join("|");
+            draft.module.functions.push(Function {
+                name: format!("{}[{label}]", d.name),
+                qualname: format!("{}[{label}]", d.qualname),
+                params: d.params.clone(),
+                body: arm.body,
+                decorators: Vec::new(),
+                docstring: None,
+                is_async: d.is_async,
+                parent: d.parent,
+                class: d.class.clone(),
+                span: arm.span,
+            });
+            for name in arm.names {
+                if covered.contains(&name) {
+                    continue;
+                }
+                let decl = declared.iter().find(|t| t.name == name);
+                entries.push(EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: name.clone(),
+                    description: decl.and_then(|t| t.description.clone()),
+                    function: id,
+                    params: decl.map(|t| t.params.clone()).unwrap_or_default(),
+                    span: arm.span,
+                    server_var: server_var.clone(),
+                });
+                covered.push(name);
+            }
+        }
+        // Declared tools the dispatcher does not visibly branch on (a dict of handlers, say):
+        // the whole dispatcher is their body, an over-approximation rather than a gap.
+        for t in &declared {
+            if covered.contains(&t.name) {
+                continue;
+            }
+            entries.push(EntryPoint {
+                kind: EntityKind::Tool,
+                name: t.name.clone(),
+                description: t.description.clone(),
+                function: *disp,
+                params: t.params.clone(),
+                span: *reg_span,
+                server_var: server_var.clone(),
+            });
+            covered.push(t.name.clone());
+        }
+        if covered.is_empty() {
+            entries.push(EntryPoint {
+                kind: EntityKind::Tool,
+                name: d.name.clone(),
+                description: d.docstring.clone(),
+                function: *disp,
+                params: Vec::new(),
+                span: *reg_span,
+                server_var: server_var.clone(),
+            });
+        }
+    }
+}
+
+fn is_nested_in(module: &Module, mut f: FuncId, ancestors: &[FuncId]) -> bool {
+    let mut steps = 0;
+    while let Some(p) = module.functions.get(f).and_then(|x| x.parent) {
+        if ancestors.contains(&p) {
+            return true;
+        }
+        f = p;
+        steps += 1;
+        if steps > 64 {
+            break;
+        }
+    }
+    false
+}
+
+/// JSON-Schema `properties` of a literal dict → declared parameters.
+fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> Vec<DeclaredParam> {
+    let ExprKind::Dict(items) = &schema.kind else {
+        return Vec::new();
+    };
+    let lookup = |items: &[(Option<Expr>, Expr)], key: &str| -> Option<Expr> {
+        items
+            .iter()
+            .find(|(k, _)| k.as_ref().and_then(|k| const_str(k, consts)).as_deref() == Some(key))
+            .map(|(_, v)| v.clone())
+    };
+    let Some(Expr {
+        kind: ExprKind::Dict(props),
+        ..
+    }) = lookup(items, "properties")
+    else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter_map(|(k, v)| {
+            let name = const_str(k.as_ref()?, consts)?;
+            let (type_hint, description) = match &v.kind {
+                ExprKind::Dict(fields) => (
+                    lookup(fields, "type").and_then(|t| const_str(&t, consts)),
+                    lookup(fields, "description").and_then(|t| const_str(&t, consts)),
+                ),
+                _ => (None, None),
+            };
+            Some(DeclaredParam {
+                name,
+                type_hint,
+                description,
+            })
+        })
+        .collect()
+}
+
+/// Names that hold the requested tool name: the dispatcher's first parameter (mcp 1.x
+/// `call_tool(name, arguments)`) and locals assigned from it or from `<x>.name` (mcp 2.x
+/// `params.name`).
+fn subject_names(d: &Function) -> Vec<String> {
+    let mut names: Vec<String> = d
+        .params
+        .first()
+        .map(|p| p.name.clone())
+        .into_iter()
+        .collect();
+    for s in &d.body {
+        if let StmtKind::Assign { targets, value } = &s.kind
+            && let [
+                Expr {
+                    kind: ExprKind::Name(t),
+                    ..
+                },
+            ] = targets.as_slice()
+        {
+            let from_name = match &value.kind {
+                ExprKind::Attribute { attr, .. } => attr == "name",
+                ExprKind::Name(n) => names.contains(n),
+                _ => false,
+            };
+            if from_name {
+                names.push(t.clone());
+            }
+        }
+    }
+    names
+}
+
+fn is_subject(e: &Expr, subjects: &[String]) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => subjects.contains(n),
+        ExprKind::Attribute { attr, .. } => attr == "name",
+        _ => false,
+    }
+}
+
+/// Tool names a test selects: `name == "x"`, `"x" == name`, `name in ("a", "b")`, `a or b`,
+/// and match patterns `"x"` / `"a" | "b"`.
+fn selected_names(test: &Expr, subjects: &[String], negated: bool) -> Option<Vec<String>> {
+    let lit = |e: &Expr| e.as_str().map(str::to_string);
+    match &test.kind {
+        ExprKind::Binary { op, left, right } => {
+            let eq = if negated { "!=" } else { "==" };
+            let inn = if negated { "not in" } else { "in" };
+            if op == eq {
+                if is_subject(left, subjects) {
+                    return lit(right).map(|s| vec![s]);
+                }
+                if is_subject(right, subjects) {
+                    return lit(left).map(|s| vec![s]);
+                }
+                None
+            } else if op == inn && is_subject(left, subjects) {
+                match &right.kind {
+                    ExprKind::Tuple(xs) | ExprKind::List(xs) | ExprKind::Set(xs) => {
+                        xs.iter().map(lit).collect()
+                    }
+                    _ => None,
+                }
+            } else if (op == "or" && !negated) || (op == "and" && negated) {
+                let mut l = selected_names(left, subjects, negated)?;
+                l.extend(selected_names(right, subjects, negated)?);
+                Some(l)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn pattern_names(p: &Expr) -> Option<Vec<String>> {
+    match &p.kind {
+        ExprKind::Str(s) => Some(vec![s.clone()]),
+        ExprKind::Binary { op, left, right } if op == "|" => {
+            let mut l = pattern_names(left)?;
+            l.extend(pattern_names(right)?);
+            Some(l)
+        }
+        _ => None,
+    }
+}
+
+fn ends_abruptly(body: &[Stmt]) -> bool {
+    matches!(
+        body.last().map(|s| &s.kind),
+        Some(StmtKind::Raise(_) | StmtKind::Return(_))
+    )
+}
+
+enum Part<'a> {
+    /// An if/elif chain or a match: (names, branch body, span) per arm.
+    Arms(Vec<(Vec<String>, &'a [Stmt], Span)>),
+    /// `if name != "x": raise ...`: the rest of the body is the arm for these names.
+    Guard(Vec<String>, Span),
+    /// A `try`/`with` whose body holds arms.
+    Nested(&'a [Stmt]),
+    Other,
+}
+
+fn classify<'a>(s: &'a Stmt, subjects: &[String], depth: usize) -> Part<'a> {
+    match &s.kind {
+        StmtKind::If { test, then, orelse } => {
+            if let Some(names) = selected_names(test, subjects, false) {
+                let mut arms = vec![(names, then.as_slice(), s.span)];
+                let mut rest = orelse;
+                while let [
+                    Stmt {
+                        kind: StmtKind::If { test, then, orelse },
+                        span,
+                    },
+                ] = rest.as_slice()
+                {
+                    let Some(names) = selected_names(test, subjects, false) else {
+                        break;
+                    };
+                    arms.push((names, then.as_slice(), *span));
+                    rest = orelse;
+                }
+                return Part::Arms(arms);
+            }
+            match selected_names(test, subjects, true) {
+                Some(names) if ends_abruptly(then) => Part::Guard(names, s.span),
+                _ => Part::Other,
+            }
+        }
+        StmtKind::Match { subject, arms } if is_subject(subject, subjects) => Part::Arms(
+            arms.iter()
+                .filter_map(|a| {
+                    let names = a.pattern.as_ref().and_then(pattern_names)?;
+                    Some((names, a.body.as_slice(), a.span))
+                })
+                .collect(),
+        ),
+        StmtKind::Try { body, .. } | StmtKind::With { body, .. } if depth < 4 => {
+            let mut probe = Vec::new();
+            find_arms(body, subjects, &[], &[], depth + 1, &mut probe);
+            if probe.is_empty() {
+                Part::Other
+            } else {
+                Part::Nested(body)
+            }
+        }
+        _ => Part::Other,
+    }
+}
+
+/// Splits a dispatcher body into per-tool arms. Each arm's body is what runs for that name: the
+/// statements before the branch (argument unpacking), the branch, and the statements after it
+/// (building the result), but never another arm's branch.
+fn find_arms(
+    body: &[Stmt],
+    subjects: &[String],
+    prefix: &[Stmt],
+    suffix: &[Stmt],
+    depth: usize,
+    out: &mut Vec<Arm>,
+) {
+    let parts: Vec<Part> = body.iter().map(|s| classify(s, subjects, depth)).collect();
+    let others = |range: std::ops::Range<usize>| -> Vec<Stmt> {
+        range
+            .filter(|&j| matches!(parts[j], Part::Other))
+            .map(|j| body[j].clone())
+            .collect()
+    };
+    for (i, part) in parts.iter().enumerate() {
+        if matches!(part, Part::Other) {
+            continue;
+        }
+        let mut before = prefix.to_vec();
+        before.extend(others(0..i));
+        match part {
+            Part::Guard(names, span) => {
+                let mut arm = before;
+                arm.extend(body[i + 1..].iter().cloned());
+                arm.extend(suffix.iter().cloned());
+                out.push(Arm {
+                    names: names.clone(),
+                    body: arm,
+                    span: *span,
+                });
+                return;
+            }
+            Part::Arms(arms) => {
+                let mut after = others(i + 1..body.len());
+                after.extend(suffix.iter().cloned());
+                for (names, then, span) in arms {
+                    let mut arm = before.clone();
+                    arm.extend(then.iter().cloned());
+                    arm.extend(after.iter().cloned());
+                    out.push(Arm {
+                        names: names.clone(),
+                        body: arm,
+                        span: *span,
+                    });
+                }
+            }
+            Part::Nested(inner) => {
+                let mut after = others(i + 1..body.len());
+                after.extend(suffix.iter().cloned());
+                find_arms(inner, subjects, &before, &after, depth + 1, out);
+            }
+            Part::Other => {}
+        }
+    }
+}

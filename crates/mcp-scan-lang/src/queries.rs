@@ -1,0 +1,352 @@
+//! Queries and framework models kept as data under `grammars/<lang>/`, embedded at build time and
+//! compiled (raw → compiled) with file and line in every error.
+//!
+//! Capture names are a contract between the `.scm` files and the Rust that reads the matches:
+//! [`CAPTURE_NAMES`] lists them and `grammars/README.md` documents them; a test compiles every
+//! query and rejects names outside the contract.
+
+use crate::{LowerError, ServerStyle};
+use mcp_scan_core::EntityKind;
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+use tree_sitter::Query;
+
+/// Every capture name a query may use. Keep in sync with `grammars/README.md` (a test checks).
+pub const CAPTURE_NAMES: &[&str] = &[
+    "server.binding",
+    "server.var",
+    "server.ctor",
+    "server.args",
+    "registration",
+    "registration.call",
+    "registration.decorator",
+    "registration.object",
+    "registration.method",
+    "handler.def",
+    "handler.ref",
+];
+
+/// An embedded query file.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryFile {
+    pub language: &'static str,
+    /// Path relative to the repository root, for errors.
+    pub path: &'static str,
+    pub source: &'static str,
+}
+
+/// Every query of every language.
+pub const QUERY_FILES: &[QueryFile] = &[QueryFile {
+    language: "python",
+    path: "grammars/python/entrypoints.scm",
+    source: include_str!("../../../grammars/python/entrypoints.scm"),
+}];
+
+pub const PYTHON_FRAMEWORKS_PATH: &str = "grammars/python/frameworks.toml";
+const PYTHON_FRAMEWORKS: &str = include_str!("../../../grammars/python/frameworks.toml");
+
+/// The tree-sitter language a query file is written for.
+pub fn ts_language(language: &str) -> Option<tree_sitter::Language> {
+    match language {
+        "python" => Some(crate::python::language()),
+        _ => None,
+    }
+}
+
+/// Compiles a query file, checking its capture names against [`CAPTURE_NAMES`].
+pub fn compile(file: &QueryFile) -> Result<Query, LowerError> {
+    let lang = ts_language(file.language).ok_or_else(|| LowerError::Query {
+        file: file.path.to_string(),
+        line: 0,
+        column: 0,
+        message: format!("no grammar for language {:?}", file.language),
+    })?;
+    let query = Query::new(&lang, file.source).map_err(|e| LowerError::Query {
+        file: file.path.to_string(),
+        line: e.row as u32 + 1,
+        column: e.column as u32 + 1,
+        message: format!("{:?}: {}", e.kind, e.message),
+    })?;
+    for name in query.capture_names() {
+        if !CAPTURE_NAMES.contains(name) {
+            let (line, column) = locate(file.source, &format!("@{name}"));
+            return Err(LowerError::Query {
+                file: file.path.to_string(),
+                line,
+                column,
+                message: format!(
+                    "capture @{name} is not in the capture-name contract (grammars/README.md)"
+                ),
+            });
+        }
+    }
+    Ok(query)
+}
+
+fn locate(source: &str, needle: &str) -> (u32, u32) {
+    match source.find(needle) {
+        Some(pos) => {
+            let before = &source[..pos];
+            let line = before.matches('\n').count() as u32 + 1;
+            let column = (pos - before.rfind('\n').map(|i| i + 1).unwrap_or(0)) as u32 + 1;
+            (line, column)
+        }
+        None => (0, 0),
+    }
+}
+
+/// The compiled Python entry-point query (compiled once per process).
+pub fn python_entry_query() -> Result<&'static Query, LowerError> {
+    static Q: OnceLock<Result<Query, LowerError>> = OnceLock::new();
+    Q.get_or_init(|| compile(&QUERY_FILES[0]))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+// ------------------------------------------------------------------ framework model
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFrameworks {
+    server: Vec<RawServer>,
+    registration: Vec<RawRegistration>,
+    low_level: RawLowLevel,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    callee: String,
+    style: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRegistration {
+    method: String,
+    kind: String,
+    #[serde(default)]
+    positional: Option<String>,
+    #[serde(default)]
+    imperative: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLowLevel {
+    dispatcher_methods: Vec<String>,
+    dispatcher_keywords: Vec<String>,
+    listing_methods: Vec<String>,
+    listing_keywords: Vec<String>,
+    tool_declarations: Vec<String>,
+    name_keyword: String,
+    description_keyword: String,
+    schema_keywords: Vec<String>,
+}
+
+/// What a first positional string argument of a registration names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Positional {
+    Name,
+    Uri,
+}
+
+#[derive(Debug, Clone)]
+pub struct Registration {
+    pub method: String,
+    pub kind: EntityKind,
+    pub positional: Option<Positional>,
+    /// `x.add_tool(fn, ...)` rather than a decorator.
+    pub imperative: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct LowLevel {
+    pub dispatcher_methods: Vec<String>,
+    pub dispatcher_keywords: Vec<String>,
+    pub listing_methods: Vec<String>,
+    pub listing_keywords: Vec<String>,
+    pub tool_declarations: Vec<String>,
+    pub name_keyword: String,
+    pub description_keyword: String,
+    pub schema_keywords: Vec<String>,
+}
+
+/// The compiled framework model of a language.
+#[derive(Debug, Clone)]
+pub struct Frameworks {
+    pub servers: Vec<(String, ServerStyle)>,
+    pub registrations: Vec<Registration>,
+    pub low_level: LowLevel,
+    interesting: HashSet<String>,
+    markers: Vec<String>,
+}
+
+impl Frameworks {
+    pub fn compile(path: &str, text: &str) -> Result<Frameworks, LowerError> {
+        let err = |message: String| LowerError::Model {
+            file: path.to_string(),
+            message,
+        };
+        let raw: RawFrameworks = toml::from_str(text).map_err(|e| {
+            let (line, col) = e
+                .span()
+                .map(|s| {
+                    let before = &text[..s.start.min(text.len())];
+                    (
+                        before.matches('\n').count() + 1,
+                        s.start - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1,
+                    )
+                })
+                .unwrap_or((0, 0));
+            err(format!("line {line}, column {col}: {}", e.message()))
+        })?;
+        let mut servers = Vec::new();
+        for s in raw.server {
+            let style = match s.style.as_str() {
+                "decorator" => ServerStyle::Decorator,
+                "low-level" => ServerStyle::LowLevel,
+                other => {
+                    return Err(err(format!(
+                        "server {}: unknown style {other:?} (decorator | low-level)",
+                        s.callee
+                    )));
+                }
+            };
+            if s.callee.split('.').any(str::is_empty) {
+                return Err(err(format!(
+                    "server callee {:?} is not a dotted path",
+                    s.callee
+                )));
+            }
+            servers.push((s.callee, style));
+        }
+        let mut registrations = Vec::new();
+        for r in raw.registration {
+            let kind = match r.kind.as_str() {
+                "tool" => EntityKind::Tool,
+                "resource" => EntityKind::Resource,
+                "prompt" => EntityKind::Prompt,
+                other => {
+                    return Err(err(format!(
+                        "registration {}: unknown kind {other:?} (tool | resource | prompt)",
+                        r.method
+                    )));
+                }
+            };
+            let positional = match r.positional.as_deref() {
+                None => None,
+                Some("name") => Some(Positional::Name),
+                Some("uri") => Some(Positional::Uri),
+                Some(other) => {
+                    return Err(err(format!(
+                        "registration {}: unknown positional {other:?} (name | uri)",
+                        r.method
+                    )));
+                }
+            };
+            registrations.push(Registration {
+                method: r.method,
+                kind,
+                positional,
+                imperative: r.imperative,
+            });
+        }
+        let ll = raw.low_level;
+        let mut interesting: HashSet<String> = HashSet::new();
+        for (callee, _) in &servers {
+            if let Some(last) = callee.rsplit('.').next() {
+                interesting.insert(last.to_string());
+            }
+        }
+        for r in &registrations {
+            interesting.insert(r.method.clone());
+        }
+        interesting.extend(ll.tool_declarations.iter().cloned());
+        // Text that any file binding a server or registering a handler must contain.
+        let mut markers: Vec<String> = servers
+            .iter()
+            .filter_map(|(c, _)| c.rsplit('.').next().map(str::to_string))
+            .collect();
+        markers.extend(registrations.iter().map(|r| format!(".{}", r.method)));
+        markers.extend(ll.dispatcher_methods.iter().map(|m| format!(".{m}")));
+        markers.extend(ll.listing_methods.iter().map(|m| format!(".{m}")));
+        markers.extend(ll.dispatcher_keywords.iter().cloned());
+        markers.extend(ll.listing_keywords.iter().cloned());
+        markers.sort();
+        markers.dedup();
+        Ok(Frameworks {
+            servers,
+            registrations,
+            low_level: LowLevel {
+                dispatcher_methods: ll.dispatcher_methods,
+                dispatcher_keywords: ll.dispatcher_keywords,
+                listing_methods: ll.listing_methods,
+                listing_keywords: ll.listing_keywords,
+                tool_declarations: ll.tool_declarations,
+                name_keyword: ll.name_keyword,
+                description_keyword: ll.description_keyword,
+                schema_keywords: ll.schema_keywords,
+            },
+            interesting,
+            markers,
+        })
+    }
+
+    /// Cheap pre-filter: a file containing none of the markers (constructor names, `.tool`,
+    /// `.call_tool`, `on_call_tool`, ...) cannot bind a server or register a handler, so the
+    /// entry-point query is not run on it (most files of a large tree).
+    pub fn might_register(&self, source: &str) -> bool {
+        self.markers.iter().any(|m| source.contains(m.as_str()))
+    }
+
+    /// The style of server a canonical constructor path makes.
+    pub fn server_style(&self, canonical_callee: &str) -> Option<ServerStyle> {
+        self.servers
+            .iter()
+            .find(|(c, _)| c == canonical_callee)
+            .map(|(_, s)| *s)
+    }
+
+    pub fn registration(&self, method: &str) -> Option<&Registration> {
+        self.registrations.iter().find(|r| r.method == method)
+    }
+
+    /// Calls whose lowered form the entry-point pass needs to look up later.
+    pub fn is_interesting_call(&self, last_segment: &str) -> bool {
+        self.interesting.contains(last_segment)
+    }
+}
+
+/// The compiled Python framework model.
+pub fn python_frameworks_checked() -> Result<&'static Frameworks, LowerError> {
+    static F: OnceLock<Result<Frameworks, LowerError>> = OnceLock::new();
+    F.get_or_init(|| Frameworks::compile(PYTHON_FRAMEWORKS_PATH, PYTHON_FRAMEWORKS))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Like [`python_frameworks_checked`], for hot paths that cannot fail: a broken model yields an
+/// empty one here, and the entry-point pass reports the error for every file.
+pub(crate) fn python_frameworks() -> &'static Frameworks {
+    static EMPTY: OnceLock<Frameworks> = OnceLock::new();
+    python_frameworks_checked().unwrap_or_else(|_| {
+        EMPTY.get_or_init(|| Frameworks {
+            servers: Vec::new(),
+            registrations: Vec::new(),
+            low_level: LowLevel {
+                dispatcher_methods: Vec::new(),
+                dispatcher_keywords: Vec::new(),
+                listing_methods: Vec::new(),
+                listing_keywords: Vec::new(),
+                tool_declarations: Vec::new(),
+                name_keyword: String::new(),
+                description_keyword: String::new(),
+                schema_keywords: Vec::new(),
+            },
+            interesting: HashSet::new(),
+            markers: Vec::new(),
+        })
+    })
+}

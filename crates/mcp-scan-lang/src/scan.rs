@@ -1,0 +1,271 @@
+//! `scan_tree`: discover, read, parse and lower every file in parallel, then link registrations
+//! made on server objects imported from other files.
+
+use crate::discover::{DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files};
+use crate::{IssueKind, Lowered, ServerStyle, adapter_for};
+use mcp_scan_core::{Diagnostic, DiagnosticLevel};
+use mcp_scan_ir::Module;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Everything the front-end produced for one tree.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedTree {
+    /// The scanned root as given.
+    pub root: PathBuf,
+    /// One per lowered file, sorted by path. Files listed in `incomplete_files` may still have a
+    /// module (syntax errors, over-deep nesting) whose tools must then be INCOMPLETE.
+    pub modules: Vec<Module>,
+    /// Relative path → source text, for evidence snippets.
+    pub sources: BTreeMap<String, String>,
+    /// Per-file problems (warnings) and unreadable directories.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Relative paths of files whose analysis is partial or absent, sorted.
+    pub incomplete_files: Vec<String>,
+    /// Files considered (lowered or not).
+    pub files: usize,
+    /// Newline-terminated lines in the files that were read.
+    pub lines: usize,
+    pub bytes: usize,
+}
+
+impl ParsedTree {
+    pub fn is_incomplete(&self, rel_path: &str) -> bool {
+        self.incomplete_files
+            .binary_search_by(|p| p.as_str().cmp(rel_path))
+            .is_ok()
+    }
+
+    pub fn module(&self, rel_path: &str) -> Option<&Module> {
+        self.modules
+            .binary_search_by(|m| m.path.as_str().cmp(rel_path))
+            .ok()
+            .map(|i| &self.modules[i])
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ScanError {
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    #[error("cannot start the parser threads: {0}")]
+    Threads(String),
+}
+
+enum FileOutcome {
+    Lowered {
+        lowered: Box<Lowered>,
+        source: String,
+        lines: usize,
+    },
+    Rejected {
+        message: String,
+        line: Option<u32>,
+        bytes: usize,
+        lines: usize,
+    },
+}
+
+/// Scans `root` (a directory or one file). Only a bad root or bad globs are errors; every
+/// per-file problem is a diagnostic.
+pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, ScanError> {
+    let Discovered {
+        files,
+        unreadable: dir_errors,
+    } = discover_files(root, opts)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .stack_size(crate::LOWERING_STACK)
+        .thread_name(|i| format!("mcp-scan-lang-{i}"))
+        .build()
+        .map_err(|e| ScanError::Threads(e.to_string()))?;
+    let outcomes: Vec<(SourceFile, FileOutcome)> = pool.install(|| {
+        files
+            .into_par_iter()
+            .map(|f| {
+                let outcome = process(&f, opts);
+                (f, outcome)
+            })
+            .collect()
+    });
+
+    let mut tree = ParsedTree {
+        root: root.to_path_buf(),
+        files: outcomes.len(),
+        ..ParsedTree::default()
+    };
+    for (dir, message) in dir_errors {
+        tree.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Warning,
+            file: Some(dir),
+            line: None,
+            column: None,
+            message: format!("directory not scanned: {message}"),
+        });
+    }
+    let mut lowered = Vec::new();
+    for (file, outcome) in outcomes {
+        match outcome {
+            FileOutcome::Lowered {
+                lowered: l,
+                source,
+                lines,
+            } => {
+                tree.lines += lines;
+                tree.bytes += source.len();
+                let mut flagged = false;
+                for issue in &l.issues {
+                    flagged = true;
+                    let what = match issue.kind {
+                        IssueKind::Syntax => "syntax error",
+                        IssueKind::TooDeep => "nesting too deep",
+                    };
+                    tree.diagnostics.push(Diagnostic {
+                        level: DiagnosticLevel::Warning,
+                        file: Some(file.rel_path.clone()),
+                        line: Some(issue.line),
+                        column: Some(issue.column),
+                        message: format!(
+                            "{what}: {}; the rest of the file is analysed, its tools are incomplete",
+                            issue.message
+                        ),
+                    });
+                }
+                if flagged {
+                    tree.incomplete_files.push(file.rel_path.clone());
+                }
+                tree.sources.insert(file.rel_path, source);
+                lowered.push(*l);
+            }
+            FileOutcome::Rejected {
+                message,
+                line,
+                bytes,
+                lines,
+            } => {
+                tree.bytes += bytes;
+                tree.lines += lines;
+                tree.diagnostics.push(Diagnostic {
+                    level: DiagnosticLevel::Warning,
+                    file: Some(file.rel_path.clone()),
+                    line,
+                    column: None,
+                    message: format!("not analysed: {message}"),
+                });
+                tree.incomplete_files.push(file.rel_path);
+            }
+        }
+    }
+    link_deferred(&mut lowered);
+    tree.modules = lowered.into_iter().map(|l| l.module).collect();
+    tree.modules.sort_by(|a, b| a.path.cmp(&b.path));
+    tree.incomplete_files.sort();
+    tree.incomplete_files.dedup();
+    Ok(tree)
+}
+
+fn count_lines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
+    let reject = |message: String, bytes: usize, lines: usize| FileOutcome::Rejected {
+        message,
+        line: None,
+        bytes,
+        lines,
+    };
+    let Some(adapter) = adapter_for(&file.rel_path) else {
+        return reject("no language adapter for this file".into(), 0, 0);
+    };
+    let mut fh = match std::fs::File::open(&file.path) {
+        Ok(f) => f,
+        Err(e) => return reject(format!("cannot open: {e}"), 0, 0),
+    };
+    // The cap is checked on the bytes actually read, not on metadata alone, so a file that grows
+    // (or a FIFO) cannot make us read without bound.
+    let cap = opts.max_file_bytes;
+    let mut bytes = Vec::new();
+    if let Err(e) = (&mut fh)
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+    {
+        return reject(format!("cannot read: {e}"), 0, 0);
+    }
+    if bytes.len() as u64 > cap {
+        let size = fh.metadata().map(|m| m.len()).unwrap_or(bytes.len() as u64);
+        return reject(
+            format!("file is larger than the {cap}-byte limit ({size} bytes)"),
+            0,
+            0,
+        );
+    }
+    let lines = count_lines(&bytes);
+    let n = bytes.len();
+    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+        let line = count_lines(&bytes[..pos]) as u32 + 1;
+        return FileOutcome::Rejected {
+            message: "binary file (NUL byte)".into(),
+            line: Some(line),
+            bytes: n,
+            lines,
+        };
+    }
+    let source = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let pos = e.utf8_error().valid_up_to();
+            let line = count_lines(&e.as_bytes()[..pos]) as u32 + 1;
+            return FileOutcome::Rejected {
+                message: format!("not valid UTF-8 (byte offset {pos})"),
+                line: Some(line),
+                bytes: n,
+                lines,
+            };
+        }
+    };
+    match adapter.lower_file(&file.rel_path, &source, &opts.limits) {
+        Ok(lowered) => FileOutcome::Lowered {
+            lowered: Box::new(lowered),
+            source,
+            lines,
+        },
+        Err(e) => reject(e.to_string(), n, lines),
+    }
+}
+
+/// Turns registrations on imported names into entry points when the imported name is a server
+/// object of the right style in the module it comes from (`from .app import mcp`).
+fn link_deferred(lowered: &mut [Lowered]) {
+    let mut servers: HashMap<(String, String), ServerStyle> = HashMap::new();
+    for l in lowered.iter() {
+        for s in &l.servers {
+            servers.insert((l.module.name.clone(), s.var.clone()), s.style);
+        }
+    }
+    if servers.is_empty() {
+        return;
+    }
+    for l in lowered.iter_mut() {
+        let deferred = std::mem::take(&mut l.deferred);
+        for d in deferred {
+            let Some(import) = l.module.imports.iter().find(|i| i.local == d.object) else {
+                continue;
+            };
+            // `from pkg.app import mcp` → (pkg.app, mcp); `import pkg.app as a` + `@a.mcp.tool()`
+            // is not a registration on a bare name and never reaches here.
+            let Some(symbol) = &import.symbol else {
+                continue;
+            };
+            let key = (import.module.clone(), symbol.clone());
+            if servers.get(&key) == Some(&d.style) {
+                l.module.entry_points.push(d.entry);
+            } else {
+                l.deferred.push(d);
+            }
+        }
+    }
+}

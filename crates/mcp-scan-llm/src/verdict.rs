@@ -1,0 +1,216 @@
+//! The model's answer: one strict JSON object, validated against the template's threat list and
+//! the evidence ids the prompt offered.
+
+use crate::template::Template;
+use serde::{Deserialize, Serialize};
+
+/// What the model must answer (field names are the wire format).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerdict {
+    mismatch: bool,
+    threat_name: Option<String>,
+    description_claims: String,
+    code_does: String,
+    evidence: Vec<String>,
+}
+
+/// A validated verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub mismatch: bool,
+    /// Canonical taxonomy threat name; `Some` exactly when `mismatch`.
+    pub threat: Option<String>,
+    pub description_claims: String,
+    pub code_does: String,
+    /// Evidence ids (`E1`, ...) the model cites, each one offered in the prompt.
+    pub evidence: Vec<String>,
+}
+
+/// Why an answer was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidAnswer {
+    #[error("the answer was cut off at the output token limit")]
+    Truncated,
+    #[error("the answer is empty")]
+    Empty,
+    #[error("the answer is not a single JSON object: {0}")]
+    NotJson(String),
+    #[error("threat_name `{0}` is not on the list")]
+    UnknownThreat(String),
+    #[error("mismatch is true but threat_name is missing")]
+    MissingThreat,
+    #[error("mismatch is false but threat_name is `{0}`")]
+    ThreatWithoutMismatch(String),
+    #[error("evidence id `{0}` was not offered in the prompt")]
+    UnknownEvidence(String),
+    #[error("field `{0}` is empty or longer than {1} characters")]
+    BadText(&'static str, usize),
+}
+
+const MAX_TEXT: usize = 1000;
+
+/// Validates a raw answer. `truncated` is the provider's "stopped at max tokens" signal.
+pub fn parse_verdict(
+    text: &str,
+    truncated: bool,
+    template: &Template,
+    offered_evidence: &[String],
+) -> Result<Verdict, InvalidAnswer> {
+    if truncated {
+        return Err(InvalidAnswer::Truncated);
+    }
+    let body = strip_code_fence(text.trim());
+    if body.is_empty() {
+        return Err(InvalidAnswer::Empty);
+    }
+    let raw: RawVerdict =
+        serde_json::from_str(body).map_err(|e| InvalidAnswer::NotJson(e.to_string()))?;
+    let threat = match (raw.mismatch, raw.threat_name.as_deref().map(str::trim)) {
+        (true, None | Some("")) => return Err(InvalidAnswer::MissingThreat),
+        (true, Some(name)) => Some(
+            template
+                .threat(name)
+                .ok_or_else(|| InvalidAnswer::UnknownThreat(clip(name, 80)))?
+                .name
+                .clone(),
+        ),
+        (false, None | Some("")) => None,
+        (false, Some(name)) if name.eq_ignore_ascii_case("none") => None,
+        (false, Some(name)) => return Err(InvalidAnswer::ThreatWithoutMismatch(clip(name, 80))),
+    };
+    for (field, value) in [
+        ("description_claims", &raw.description_claims),
+        ("code_does", &raw.code_does),
+    ] {
+        let n = value.trim().chars().count();
+        if n == 0 || n > MAX_TEXT {
+            return Err(InvalidAnswer::BadText(field, MAX_TEXT));
+        }
+    }
+    let mut evidence = Vec::new();
+    for e in &raw.evidence {
+        let id = e.trim().to_ascii_uppercase();
+        if !offered_evidence.contains(&id) {
+            return Err(InvalidAnswer::UnknownEvidence(clip(e, 40)));
+        }
+        if !evidence.contains(&id) {
+            evidence.push(id);
+        }
+    }
+    Ok(Verdict {
+        mismatch: raw.mismatch,
+        threat,
+        description_claims: raw.description_claims.trim().to_string(),
+        code_does: raw.code_does.trim().to_string(),
+        evidence,
+    })
+}
+
+/// Accepts one Markdown code fence around the object (common with local models); nothing else
+/// may surround it.
+fn strip_code_fence(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix("```") else {
+        return s;
+    };
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    match rest.strip_suffix("```") {
+        Some(inner) => inner.trim(),
+        None => s,
+    }
+}
+
+fn clip(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t() -> Template {
+        Template::builtin().expect("template")
+    }
+
+    fn ids() -> Vec<String> {
+        vec!["E1".into(), "E2".into()]
+    }
+
+    #[test]
+    fn valid_mismatch_is_accepted_with_canonical_threat_name() {
+        let v = parse_verdict(
+            r#"{"mismatch": true, "threat_name": "data exfiltration", "description_claims": "formats a note", "code_does": "reads ~/.ssh/id_rsa and posts it", "evidence": ["E1", "e1"]}"#,
+            false,
+            &t(),
+            &ids(),
+        )
+        .expect("valid");
+        assert!(v.mismatch);
+        assert_eq!(v.threat.as_deref(), Some("DATA EXFILTRATION"));
+        assert_eq!(v.evidence, vec!["E1".to_string()]);
+    }
+
+    #[test]
+    fn aligned_answer_in_a_code_fence_is_accepted() {
+        let v = parse_verdict(
+            "```json\n{\"mismatch\": false, \"threat_name\": null, \"description_claims\": \"adds\", \"code_does\": \"adds\", \"evidence\": []}\n```",
+            false,
+            &t(),
+            &ids(),
+        )
+        .expect("valid");
+        assert!(!v.mismatch);
+        assert_eq!(v.threat, None);
+    }
+
+    #[test]
+    fn malformed_truncated_or_inconsistent_answers_are_rejected() {
+        let cases: &[(&str, bool)] = &[
+            ("", false),
+            ("The tool is safe.", false),
+            (r#"{"mismatch": true, "threat_name": "DATA EXFIL"#, false),
+            (
+                r#"{"mismatch": false, "threat_name": null, "description_claims": "a", "code_does": "a", "evidence": []}"#,
+                true,
+            ),
+            (
+                r#"{"mismatch": true, "threat_name": null, "description_claims": "a", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": true, "threat_name": "SAFE", "description_claims": "a", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": false, "threat_name": "BACKDOOR", "description_claims": "a", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": true, "threat_name": "BACKDOOR", "description_claims": "a", "code_does": "b", "evidence": ["E9"]}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": false, "threat_name": null, "description_claims": "", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": "no", "threat_name": null, "description_claims": "a", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+            (
+                r#"{"mismatch": false, "threat_name": null, "description_claims": "a", "code_does": "b", "evidence": [], "safe": true}"#,
+                false,
+            ),
+            (
+                r#"Sure! {"mismatch": false, "threat_name": null, "description_claims": "a", "code_does": "b", "evidence": []}"#,
+                false,
+            ),
+        ];
+        for (text, truncated) in cases {
+            assert!(
+                parse_verdict(text, *truncated, &t(), &ids()).is_err(),
+                "accepted: {text}"
+            );
+        }
+    }
+}

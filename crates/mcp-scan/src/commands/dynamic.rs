@@ -1,0 +1,146 @@
+//! `mcp-scan dynamic [OPTIONS] -- <cmd>...`: the runtime witness. Runs the server in a namespace
+//! sandbox under strace, drives it as an MCP client and reports declared vs observed behaviour.
+
+use crate::SandboxUnavailable;
+use crate::cli::OutputArgs;
+use anyhow::Context;
+use clap::Args;
+use mcp_scan_core::ExitKind;
+use mcp_scan_dynamic::{DynamicError, DynamicOptions};
+use mcp_scan_report::Format;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example: mcp-scan dynamic --calls 3 -- python server.py")]
+pub struct DynamicArgs {
+    /// Seconds to wait for each request (initialize, listings, every call) before giving up on it.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub timeout: f64,
+
+    /// Seconds the server may take to start and answer initialize.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub startup_timeout: f64,
+
+    /// Valid calls per tool before the adversarial ones (behaviour that waits for the Nth call).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub calls: u32,
+
+    /// Pass an environment variable to the server (repeatable). Nothing else of the real
+    /// environment is passed except PATH and LANG.
+    #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+
+    /// Record DNS queries but answer none of them (NXDOMAIN), so no follow-up connection is made.
+    #[arg(long)]
+    pub no_dns: bool,
+
+    /// Do not send adversarial inputs (path traversal, injection, SSRF, oversized values).
+    #[arg(long)]
+    pub no_probes: bool,
+
+    /// Write manifest.json, trace.log, events.jsonl, captures.jsonl, calls.jsonl and stderr.log here.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Accept the current tool/resource/prompt definitions as the new pins.
+    #[arg(long)]
+    pub accept_changes: bool,
+
+    /// Run the server without the syscall tracer (a baseline for benchmarks: only the client and
+    /// the sinks observe it, so every entity is reported INCOMPLETE).
+    #[arg(long)]
+    pub untraced: bool,
+
+    /// Alias of `--format raw`.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// A remote server's URL instead of a command: manifest-only analysis (nothing is run or
+    /// traced, so every entity is INCOMPLETE).
+    #[arg(
+        long,
+        value_name = "URL",
+        conflicts_with = "command",
+        help_heading = "Remote servers"
+    )]
+    pub url: Option<String>,
+
+    /// Transport for --url. Only streamable-http is supported so far.
+    #[arg(long, default_value = "streamable-http", value_parser = ["streamable-http"],
+          requires = "url", help_heading = "Remote servers")]
+    pub transport: String,
+
+    /// Request header for --url (repeatable), e.g. `--header "Authorization: Bearer $TOKEN"`.
+    #[arg(long = "header", value_name = "K:V", value_parser = parse_header, requires = "url",
+          help_heading = "Remote servers")]
+    pub headers: Vec<(String, String)>,
+
+    /// The server's launch command, after `--`.
+    #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("expected K:V, got `{s}`")),
+    }
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected K=V, got `{s}`")),
+    }
+}
+
+pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
+        anyhow::bail!("--timeout must be between 0 and 3600 seconds");
+    }
+    if !(args.startup_timeout.is_finite()
+        && args.startup_timeout > 0.0
+        && args.startup_timeout <= 3600.0)
+    {
+        anyhow::bail!("--startup-timeout must be between 0 and 3600 seconds");
+    }
+    if args.json {
+        args.output.format = Format::Raw;
+    }
+    if let Some(url) = &args.url {
+        let remote = mcp_scan_dynamic::RemoteOptions {
+            url: url.clone(),
+            headers: args.headers.clone(),
+            timeout: Duration::from_secs_f64(args.timeout),
+            pin_dir: mcp_scan_dynamic::pins::default_dir(),
+            accept_changes: args.accept_changes,
+            out_dir: args.out_dir.clone(),
+        };
+        let outcome = mcp_scan_dynamic::scan_remote(&remote).context("remote scan failed")?;
+        return crate::output::emit(outcome.report, &args.output);
+    }
+    let mut opts = DynamicOptions::new(args.command.clone());
+    opts.timeout = Duration::from_secs_f64(args.timeout);
+    opts.startup_timeout = Duration::from_secs_f64(args.startup_timeout);
+    opts.calls = args.calls;
+    opts.env = args.env.clone();
+    opts.answer_dns = !args.no_dns;
+    opts.probes = !args.no_probes;
+    opts.out_dir = args.out_dir.clone();
+    opts.accept_changes = args.accept_changes;
+    opts.traced = !args.untraced;
+    let outcome = match mcp_scan_dynamic::scan(&opts) {
+        Ok(o) => o,
+        Err(DynamicError::Sandbox(e)) => {
+            return Err(anyhow::Error::new(SandboxUnavailable(format!(
+                "cannot set up the sandbox: {e}"
+            ))));
+        }
+        Err(e) => return Err(e).context("dynamic scan failed"),
+    };
+    crate::output::emit(outcome.report, &args.output)
+}
