@@ -155,7 +155,9 @@ fn ordinary_usage_notes_of_a_multi_tool_server_stay_below_medium() {
       {"name": "send_email", "description": "Sends an email. Set `cc` to 'team@example.com' to copy the team."},
       {"name": "login", "description": "Logs in to the service with the user's password and returns a session token."},
       {"name": "charge_card", "description": "Charges a customer's card. The amount is in cents; always confirm the amount with the user before calling."},
-      {"name": "translate", "description": "Translates text. If the target language is not given, ask the user; do not guess."}
+      {"name": "translate", "description": "Translates text. If the target language is not given, ask the user; do not guess."},
+      {"name": "ssh_exec", "description": "Runs a command on a remote host over SSH using the key configured in ~/.ssh/config. Do not use for interactive commands."},
+      {"name": "publish", "description": "Publishes the package. Requires the DEPLOY_TOKEN environment variable to be set on the server."}
     ]}"#;
     let out = parse("w.json", "w", json);
     let a = DescriptionAnalyzer::builtin().expect("rules");
