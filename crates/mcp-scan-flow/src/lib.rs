@@ -95,8 +95,13 @@ fn analyze_here(input: &Input<'_>, rules: &[StaticRule]) -> Vec<ToolResult> {
 }
 
 fn unsupported(input: &Input<'_>, module: &Module, ep: &EntryPoint) -> ToolResult {
-    let target = ToolRef::new(input.server, ep.kind, ep.name.clone());
     let reason = format!("no API models for {:?} yet", module.language);
+    not_analysed(input, module, ep, reason)
+}
+
+/// A tool whose handler could not be analysed: INCOMPLETE, with the reason.
+fn not_analysed(input: &Input<'_>, module: &Module, ep: &EntryPoint, reason: String) -> ToolResult {
+    let target = ToolRef::new(input.server, ep.kind, ep.name.clone());
     ToolResult {
         behavior: ToolBehavior {
             tool: target.clone(),
@@ -138,24 +143,7 @@ fn analyze_entry(
     let target = ToolRef::new(input.server, ep.kind, ep.name.clone());
     let Some(func) = module.functions.get(ep.function) else {
         let reason = format!("handler of {} not found in {}", ep.name, module.path);
-        return ToolResult {
-            behavior: ToolBehavior {
-                tool: target.clone(),
-                handler: String::new(),
-                location: ep
-                    .span
-                    .location(&module.path, source_of(input, &module.path)),
-                declared: ep.description.clone(),
-                parameters: ep.params.clone(),
-                capabilities: Vec::new(),
-                flows: Vec::new(),
-                complete: false,
-                notes: vec![reason.clone()],
-            },
-            target,
-            findings: Vec::new(),
-            incomplete: Some(reason),
-        };
+        return not_analysed(input, module, ep, reason);
     };
     let declared_names: Vec<&str> = ep.params.iter().map(|p| p.name.as_str()).collect();
     let def_loc = Loc::new(mi, &func.span);
