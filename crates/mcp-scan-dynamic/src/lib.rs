@@ -559,37 +559,26 @@ fn build_report(
             .and_then(|d| d.as_str())
             .map(str::to_string)
     };
-    for t in &ex.tools {
-        if let Some(n) = t.get("name").and_then(|v| v.as_str()) {
-            add(
-                &mut entities,
-                EntityKind::Tool,
-                exercise::Target::Tool,
-                n,
-                desc(t),
-            );
-        }
-    }
-    for r in &ex.resources {
-        if let Some(u) = r.get("uri").and_then(|v| v.as_str()) {
-            add(
-                &mut entities,
-                EntityKind::Resource,
-                exercise::Target::Resource,
-                u,
-                desc(r),
-            );
-        }
-    }
-    for p in &ex.prompts {
-        if let Some(n) = p.get("name").and_then(|v| v.as_str()) {
-            add(
-                &mut entities,
-                EntityKind::Prompt,
-                exercise::Target::Prompt,
-                n,
-                desc(p),
-            );
+    let listings = [
+        (&ex.tools, "name", EntityKind::Tool, exercise::Target::Tool),
+        (
+            &ex.resources,
+            "uri",
+            EntityKind::Resource,
+            exercise::Target::Resource,
+        ),
+        (
+            &ex.prompts,
+            "name",
+            EntityKind::Prompt,
+            exercise::Target::Prompt,
+        ),
+    ];
+    for (items, key, kind, target) in listings {
+        for item in items {
+            if let Some(n) = item.get(key).and_then(|v| v.as_str()) {
+                add(&mut entities, kind, target, n, desc(item));
+            }
         }
     }
     // The server itself: startup and background activity, and whether the session completed.
