@@ -275,13 +275,41 @@ fn keep_paths(command: &[String], path_var: &str, roots: &[PathBuf]) -> Vec<Path
                 .flatten()
             {
                 match q.parent() {
-                    Some(dir) if !roots.iter().any(|r| r == dir) => consider(dir.to_path_buf()),
+                    Some(dir) if !roots.iter().any(|r| r == dir) => {
+                        consider(project_root(dir, roots).unwrap_or_else(|| dir.to_path_buf()))
+                    }
                     _ => consider(q),
                 }
             }
         }
     }
     out
+}
+
+/// Files that mark the top of a server's project.
+const PROJECT_MARKERS: &[&str] = &[
+    ".git",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "package.json",
+    "go.mod",
+    "Cargo.toml",
+];
+
+/// The nearest ancestor of `dir` (itself included) that holds a project marker, staying strictly
+/// inside one of the masked `roots`. A script often imports from its project (a package, a
+/// sibling module one level up); only its own directory would hide those when the project lives
+/// under /tmp or a home.
+fn project_root(dir: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
+    let root = roots
+        .iter()
+        .find(|r| dir.starts_with(r) && dir != r.as_path())?;
+    dir.ancestors()
+        .take_while(|a| a.starts_with(root) && *a != root.as_path())
+        .find(|a| PROJECT_MARKERS.iter().any(|m| a.join(m).exists()))
+        .map(Path::to_path_buf)
 }
 
 /// Everything C1 and C2 need, built before the fork.
@@ -1126,5 +1154,30 @@ fn c2_main(
         libc::syscall(libc::SYS_close_range, (st + 1) as u32, u32::MAX, 0u32);
         libc::execve(p.exe.as_ptr(), argv_p.as_ptr(), envp_p.as_ptr());
         child_fail(st, 20, errno());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_under_a_masked_root_keeps_its_whole_project() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().to_path_buf();
+        let project = root.join("checkout");
+        let script_dir = project.join("fixtures/runtime/server_a");
+        std::fs::create_dir_all(&script_dir).expect("mkdir");
+        std::fs::write(project.join("pyproject.toml"), "").expect("marker");
+        assert_eq!(
+            project_root(&script_dir, std::slice::from_ref(&root)),
+            Some(project.clone())
+        );
+        // Twin: with no marker below the masked root only the script's directory is kept.
+        std::fs::remove_file(project.join("pyproject.toml")).expect("rm");
+        assert_eq!(project_root(&script_dir, std::slice::from_ref(&root)), None);
+        // A marker on the masked root itself is never taken: that would unmask all of /tmp.
+        std::fs::write(root.join("package.json"), "").expect("marker");
+        assert_eq!(project_root(&script_dir, std::slice::from_ref(&root)), None);
     }
 }
