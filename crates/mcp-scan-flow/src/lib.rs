@@ -383,19 +383,7 @@ fn evaluate_rules(
                         sources.join(", "),
                         flows[0].sink_api,
                     );
-                    let mut fb = Finding::builder(
-                        rule.meta.id.clone(),
-                        mcp_scan_core::Analyzer::Static,
-                        rule.meta.taxonomy,
-                        b.tool.clone(),
-                    )
-                    .severity(rule.meta.severity)
-                    .confidence(rule.meta.confidence)
-                    .title(rule.meta.name.replace('-', " "))
-                    .observation(observation)
-                    .declared(b.declared.clone())
-                    .location(sink.clone())
-                    .key(format!("{}:{}:{}", sink.file, sink.line, sink.column));
+                    let mut fb = rule_finding(rule, b, observation, &sink);
                     for step in &flows[0].path {
                         fb = fb.evidence(Evidence::Source {
                             location: step.location.clone(),
@@ -467,22 +455,7 @@ fn evaluate_rules(
                         "{} {}({d}){what} at {}{via}",
                         cap.kind, cap.api, cap.location
                     );
-                    let mut fb = Finding::builder(
-                        rule.meta.id.clone(),
-                        mcp_scan_core::Analyzer::Static,
-                        rule.meta.taxonomy,
-                        b.tool.clone(),
-                    )
-                    .severity(rule.meta.severity)
-                    .confidence(rule.meta.confidence)
-                    .title(rule.meta.name.replace('-', " "))
-                    .observation(observation)
-                    .declared(b.declared.clone())
-                    .location(cap.location.clone())
-                    .key(format!(
-                        "{}:{}:{}",
-                        cap.location.file, cap.location.line, cap.location.column
-                    ));
+                    let mut fb = rule_finding(rule, b, observation, &cap.location);
                     for v in &cap.via {
                         fb = fb.evidence(Evidence::Source {
                             location: v.clone(),
@@ -502,6 +475,28 @@ fn evaluate_rules(
 }
 
 /// The host of a URL-ish detail (`POST http://93.184.216.34:80/x` → `93.184.216.34`).
+/// A static rule's finding at `at`; the fingerprint key is that place (relative path:line:col).
+fn rule_finding(
+    rule: &StaticRule,
+    b: &ToolBehavior,
+    observation: String,
+    at: &SourceLocation,
+) -> mcp_scan_core::FindingBuilder {
+    Finding::builder(
+        rule.meta.id.clone(),
+        mcp_scan_core::Analyzer::Static,
+        rule.meta.taxonomy,
+        b.tool.clone(),
+    )
+    .severity(rule.meta.severity)
+    .confidence(rule.meta.confidence)
+    .title(rule.meta.name.replace('-', " "))
+    .observation(observation)
+    .declared(b.declared.clone())
+    .location(at.clone())
+    .key(format!("{}:{}:{}", at.file, at.line, at.column))
+}
+
 fn host_of(detail: &str) -> Option<String> {
     let url = detail.split_whitespace().last()?;
     let rest = url.split_once("://")?.1;
