@@ -4,12 +4,14 @@
 use crate::canary::CanarySet;
 use crate::events::{Event, EventKind};
 use crate::exercise::{CallRecord, Exercise, Target};
-use crate::rules::{ProbeKind, RuntimeRules, path_matches};
-use crate::sandbox::{SANDBOX_HOME, SANDBOX_WORK, SINK_ADDR_STR};
+use crate::rules::{ProbeKind, RuleId, RuntimeRules, path_matches};
+use crate::sandbox::{SANDBOX_HOME, SANDBOX_WORK, SINK_ADDR_STR, SINK6_ADDR_STR};
 use crate::sinks::Capture;
-use mcp_scan_core::taxonomy::by_threat;
-use mcp_scan_core::{Analyzer, Confidence, EntityKind, Evidence, Finding, Severity, ToolRef};
+use mcp_scan_core::{
+    Analyzer, Confidence, EntityKind, Evidence, Finding, FindingBuilder, Severity, ToolRef,
+};
 use serde_json::Value;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 /// Where an event happened, relative to the client's requests.
@@ -183,7 +185,34 @@ fn is_egress(e: &Event) -> bool {
         return false;
     }
     // 127.0.0.1 and ::1 stay local; every other address (127.0.0.10 included) is egress.
-    !(addr == "127.0.0.1" || addr == "::1" || addr == SINK_ADDR_STR || addr == "0.0.0.0")
+    !(addr == "127.0.0.1"
+        || addr == "::1"
+        || addr == SINK_ADDR_STR
+        || addr == SINK6_ADDR_STR
+        || addr == "0.0.0.0"
+        || addr == "::")
+}
+
+/// `1.2.3.4:80`, `[2001:db8::10]:8080`: how sink captures name destinations.
+fn host_port(addr: &str, port: u16) -> String {
+    format!("{}:{port}", bracket_v6(addr))
+}
+
+fn bracket_v6(addr: &str) -> String {
+    if addr.contains(':') {
+        format!("[{addr}]")
+    } else {
+        addr.to_string()
+    }
+}
+
+/// The IP address in a traced sockaddr: `inet_addr("1.2.3.4")` or
+/// `inet_pton(AF_INET6, "2001:db8::10", &sin6_addr)`.
+fn syscall_ip(line: &str) -> Option<&str> {
+    line.split("inet_addr(\"")
+        .nth(1)
+        .or_else(|| line.split("inet_pton(AF_INET6, \"").nth(1))
+        .and_then(|r| r.split('"').next())
 }
 
 fn syscall_ev(e: &Event) -> Evidence {
@@ -232,18 +261,10 @@ fn phase_note(label: &str) -> &'static str {
     }
 }
 
-/// Adds evidence to a built finding (the fingerprint does not depend on it).
-trait WithEvidence {
-    fn evidence(self, e: Evidence) -> Self;
-}
+/// Evidence kept per finding: enough to show the pattern, bounded for the report.
+const MAX_EVIDENCE: usize = 12;
 
-impl WithEvidence for Finding {
-    fn evidence(mut self, e: Evidence) -> Self {
-        self.evidence.push(e);
-        self
-    }
-}
-
+/// The findings so far, one per (entity, key); later observations add evidence.
 struct Acc {
     findings: BTreeMap<(ToolRef, String), Finding>,
 }
@@ -252,54 +273,66 @@ impl Acc {
     fn add(&mut self, f: Finding, key: String) {
         self.findings.entry((f.target.clone(), key)).or_insert(f);
     }
-    fn add_evidence(&mut self, target: &ToolRef, key: &str, e: Evidence) -> bool {
-        if let Some(f) = self.findings.get_mut(&(target.clone(), key.to_string())) {
-            if f.evidence.len() < 12 && !f.evidence.contains(&e) {
-                f.evidence.push(e);
+
+    /// Records one observation: `ev` joins the finding under (`target`, `key`), which `make`
+    /// builds the first time.
+    fn observe(
+        &mut self,
+        target: &ToolRef,
+        key: &str,
+        ev: Evidence,
+        make: impl FnOnce() -> FindingBuilder,
+    ) {
+        match self.findings.entry((target.clone(), key.to_string())) {
+            Entry::Occupied(mut o) => {
+                let f = o.get_mut();
+                if f.evidence.len() < MAX_EVIDENCE && !f.evidence.contains(&ev) {
+                    f.evidence.push(ev);
+                }
             }
-            true
-        } else {
-            false
+            Entry::Vacant(v) => {
+                v.insert(make().evidence(ev).build());
+            }
         }
     }
 }
 
-fn row(threat: &str) -> &'static mcp_scan_core::TaxonomyEntry {
-    // Names from TAXONOMY.md; covered by `every_threat_used_resolves`.
-    by_threat(threat).unwrap_or_else(|| panic!("taxonomy row {threat}"))
+/// A finding of `rule` on `target`: title, taxonomy, default severity and confidence from the
+/// rule's file in `rules/runtime/`, the declared text from the manifest.
+fn finding(
+    inp: &Inputs,
+    rule: RuleId,
+    target: &ToolRef,
+    observation: String,
+    key: &str,
+) -> FindingBuilder {
+    let r = inp.rules.rule(rule);
+    Finding::builder(
+        r.meta.id.clone(),
+        Analyzer::Runtime,
+        r.meta.taxonomy,
+        target.clone(),
+    )
+    .severity(r.meta.severity)
+    .confidence(r.meta.confidence)
+    .title(r.title.clone())
+    .observation(observation)
+    .declared(description_of(inp, target))
+    .key(key)
 }
 
-pub const THREATS_USED: &[&str] = &[
-    "DATA EXFILTRATION",
-    "UNAUTHORIZED OR UNSOLICITED SYSTEM ACCESS",
-    "UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS",
-    "UNAUTHORIZED OR UNSOLICITED CODE EXECUTION",
-    "INJECTION ATTACKS",
-    "BACKDOOR",
-    "ARBITRARY RESOURCE READ/WRITE",
-    "DEFENSE EVASION",
-    "TOOL POISONING",
-];
+/// The cloud instance metadata address the SSRF probe points at.
+const METADATA_ADDR: &str = "169.254.169.254";
 
-#[allow(clippy::too_many_arguments)]
-fn finding(
-    rule: &str,
-    threat: &str,
-    target: &ToolRef,
-    severity: Severity,
-    title: &str,
-    observation: String,
-    declared: Option<String>,
-    key: &str,
-) -> Finding {
-    Finding::builder(rule, Analyzer::Runtime, row(threat), target.clone())
-        .severity(severity)
-        .confidence(Confidence::High)
-        .title(title)
-        .observation(observation)
-        .declared(declared)
-        .key(key)
-        .build()
+/// MCPS-R008 on `target`: the SSRF probe reached the metadata address.
+fn ssrf_finding(inp: &Inputs, target: &ToolRef) -> FindingBuilder {
+    finding(
+        inp,
+        RuleId::SsrfMetadata,
+        target,
+        format!("given http://{METADATA_ADDR}/..., connected to the cloud metadata address"),
+        "ssrf",
+    )
 }
 
 fn description_of(inp: &Inputs, target: &ToolRef) -> Option<String> {
@@ -335,7 +368,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     && e.address
                         .as_deref()
                         .zip(e.port)
-                        .is_some_and(|(a, p)| format!("{a}:{p}") == *dest)
+                        .is_some_and(|(a, p)| host_port(a, p) == *dest)
             })
         {
             return p.clone();
@@ -361,10 +394,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     e.kind == EventKind::Send && e.address.is_some() && e.bytes == c.bytes
                 })
             {
-                c.destination = Some(format!(
-                    "{}:{}",
-                    e.address.clone().unwrap_or_default(),
-                    e.port.unwrap_or(0)
+                c.destination = Some(host_port(
+                    e.address.as_deref().unwrap_or_default(),
+                    e.port.unwrap_or(0),
                 ));
             }
             c
@@ -385,7 +417,22 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         let target = entity_of(inp, &p);
         let label = p.label(calls);
         let note = phase_note(&label);
-        egress(&mut acc, inp, &target, note, capture_ev(c));
+        // The SSRF probe's request to the metadata address is MCPS-R008's evidence: folded into
+        // the egress finding it would read as declared when the tool declares fetching URLs.
+        // Judged by the original destination, not the Host header the server chose.
+        if let Some(i) = p.call()
+            && calls[i].probe_kind == Some(ProbeKind::Url)
+            && c.destination
+                .as_deref()
+                .and_then(|d| d.rsplit_once(':'))
+                .is_some_and(|(a, _)| a == METADATA_ADDR)
+        {
+            acc.observe(&target, "ssrf", capture_ev(c), || {
+                ssrf_finding(inp, &target)
+            });
+        } else {
+            egress(&mut acc, inp, &target, note, capture_ev(c));
+        }
         if let Some(i) = p.call() {
             let cat = if c.protocol == "dns" {
                 "dns"
@@ -437,33 +484,24 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                         && calls[i].probe_kind == Some(ProbeKind::Path)
                         && eff == "/etc/passwd"
                     {
-                        let key = "path-traversal".to_string();
-                        if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                            acc.add(
-                                finding(
-                                    "MCP-R007",
-                                    "ARBITRARY RESOURCE READ/WRITE",
-                                    &target,
-                                    Severity::Medium,
-                                    "path traversal reaches files outside the workspace",
-                                    format!(
-                                        "given `{}`, opened {eff} outside the workspace",
-                                        excerpt(
-                                            &calls[i]
-                                                .arguments
-                                                .as_ref()
-                                                .map(|a| Value::Object(a.clone()).to_string())
-                                                .unwrap_or_default(),
-                                            120
-                                        )
-                                    ),
-                                    description_of(inp, &target),
-                                    &key,
-                                )
-                                .evidence(syscall_ev(e)),
+                        let key = "path-traversal";
+                        acc.observe(&target, key, syscall_ev(e), || {
+                            let given = calls[i]
+                                .arguments
+                                .as_ref()
+                                .map(|a| Value::Object(a.clone()).to_string())
+                                .unwrap_or_default();
+                            finding(
+                                inp,
+                                RuleId::PathTraversal,
+                                &target,
+                                format!(
+                                    "given `{}`, opened {eff} outside the workspace",
+                                    excerpt(&given, 120)
+                                ),
                                 key,
-                            );
-                        }
+                            )
+                        });
                     }
                     continue;
                 }
@@ -482,37 +520,30 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 };
                 let shown = eff.replacen(SANDBOX_HOME, "~", 1);
                 let key = format!("read:{shown}");
-                if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                    let (sev, title, obs) = if expected {
-                        (
-                            Severity::Low,
-                            "reads HTTP client credentials while making a request",
+                acc.observe(&target, &key, syscall_ev(e), || {
+                    if expected {
+                        // What HTTP clients do on every request: noted, not alarming.
+                        finding(
+                            inp,
+                            RuleId::SensitiveRead,
+                            &target,
                             format!(
                                 "reads {shown}{via}{note}, as HTTP client libraries do on every request"
                             ),
-                        )
-                    } else {
-                        (
-                            Severity::High,
-                            "reads a sensitive file",
-                            format!("reads {shown}{via}{note}, undeclared"),
-                        )
-                    };
-                    acc.add(
-                        finding(
-                            "MCP-R002",
-                            "UNAUTHORIZED OR UNSOLICITED SYSTEM ACCESS",
-                            &target,
-                            sev,
-                            title,
-                            obs,
-                            description_of(inp, &target),
                             &key,
                         )
-                        .evidence(syscall_ev(e)),
-                        key,
-                    );
-                }
+                        .severity(Severity::Low)
+                        .title("reads HTTP client credentials while making a request")
+                    } else {
+                        finding(
+                            inp,
+                            RuleId::SensitiveRead,
+                            &target,
+                            format!("reads {shown}{via}{note}, undeclared"),
+                            &key,
+                        )
+                    }
+                });
             }
             EventKind::Connect | EventKind::Send if is_egress(e) => {
                 security_relevant = true;
@@ -520,25 +551,11 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 // SSRF probe reaching a metadata address.
                 if let Some(i) = p.call()
                     && calls[i].probe_kind == Some(ProbeKind::Url)
-                    && e.address.as_deref() == Some("169.254.169.254")
+                    && e.address.as_deref() == Some(METADATA_ADDR)
                 {
-                    let key = "ssrf".to_string();
-                    if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                        acc.add(
-                            finding(
-                                "MCP-R008",
-                                "UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS",
-                                &target,
-                                Severity::Medium,
-                                "fetches cloud metadata addresses it is given (SSRF)",
-                                "given http://169.254.169.254/..., connected to the cloud metadata address".into(),
-                                description_of(inp, &target),
-                                &key,
-                            )
-                            .evidence(syscall_ev(e)),
-                            key,
-                        );
-                    }
+                    acc.observe(&target, "ssrf", syscall_ev(e), || {
+                        ssrf_finding(inp, &target)
+                    });
                     continue;
                 }
                 egress(&mut acc, inp, &target, note, syscall_ev(e));
@@ -553,26 +570,19 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 {
                     security_relevant = true;
                     let key = format!("injection:{}", calls[i].label);
-                    if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                        acc.add(
-                            finding(
-                                "MCP-R006",
-                                "INJECTION ATTACKS",
-                                &target,
-                                Severity::High,
-                                "an injection probe was executed",
-                                format!(
-                                    "the {} probe's marker reached execve: {}",
-                                    calls[i].label,
-                                    excerpt(&argv.join(" "), 200)
-                                ),
-                                description_of(inp, &target),
-                                &key,
-                            )
-                            .evidence(syscall_ev(e)),
-                            key,
-                        );
-                    }
+                    acc.observe(&target, &key, syscall_ev(e), || {
+                        finding(
+                            inp,
+                            RuleId::InjectionExecuted,
+                            &target,
+                            format!(
+                                "the {} probe's marker reached execve: {}",
+                                calls[i].label,
+                                excerpt(&argv.join(" "), 200)
+                            ),
+                            &key,
+                        )
+                    });
                 } else if e.ok() {
                     security_relevant = true;
                     note_cat(p, "exec");
@@ -586,39 +596,27 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     let declared = has_word(&decl, &inp.rules.exec_words)
                         || (!prog.is_empty() && has_word(&decl, &[prog.to_lowercase()]));
                     let key = format!("exec:{prog}");
-                    if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                        let (sev, obs) = if declared {
-                            (
-                                Severity::Info,
-                                format!(
-                                    "runs `{}`{note} (declared)",
-                                    excerpt(&argv.join(" "), 200)
-                                ),
-                            )
-                        } else {
-                            (
-                                Severity::Medium,
-                                format!(
-                                    "runs `{}`{note}, undeclared",
-                                    excerpt(&argv.join(" "), 200)
-                                ),
-                            )
-                        };
-                        acc.add(
+                    acc.observe(&target, &key, syscall_ev(e), || {
+                        let run = excerpt(&argv.join(" "), 200);
+                        if declared {
                             finding(
-                                "MCP-R004",
-                                "UNAUTHORIZED OR UNSOLICITED CODE EXECUTION",
+                                inp,
+                                RuleId::Subprocess,
                                 &target,
-                                sev,
-                                "starts a subprocess",
-                                obs,
-                                description_of(inp, &target),
+                                format!("runs `{run}`{note} (declared)"),
                                 &key,
                             )
-                            .evidence(syscall_ev(e)),
-                            key,
-                        );
-                    }
+                            .severity(Severity::Info)
+                        } else {
+                            finding(
+                                inp,
+                                RuleId::Subprocess,
+                                &target,
+                                format!("runs `{run}`{note}, undeclared"),
+                                &key,
+                            )
+                        }
+                    });
                 } else {
                     continue;
                 }
@@ -662,45 +660,32 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     security_relevant = true;
                     note_cat(p, "persistence");
                     let key = format!("persist:{path}");
-                    if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                        acc.add(
-                            finding(
-                                "MCP-R005",
-                                "BACKDOOR",
-                                &target,
-                                Severity::High,
-                                "writes a persistence file",
-                                format!("writes {}{note}", path.replacen(SANDBOX_HOME, "~", 1)),
-                                description_of(inp, &target),
-                                &key,
-                            )
-                            .evidence(syscall_ev(e)),
-                            key,
-                        );
-                    }
+                    acc.observe(&target, &key, syscall_ev(e), || {
+                        finding(
+                            inp,
+                            RuleId::Dropped,
+                            &target,
+                            format!("writes {}{note}", path.replacen(SANDBOX_HOME, "~", 1)),
+                            &key,
+                        )
+                        .title("writes a persistence file")
+                    });
                 } else if outside_workspace(&path) && p.call().is_some() {
                     security_relevant = true;
                     note_cat(p, "write-outside");
-                    let key = "write-outside".to_string();
-                    if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                        acc.add(
-                            finding(
-                                "MCP-R009",
-                                "ARBITRARY RESOURCE READ/WRITE",
-                                &target,
-                                Severity::Medium,
-                                "writes outside the workspace",
-                                format!(
-                                    "modifies {}{note}, outside the workspace",
-                                    path.replacen(SANDBOX_HOME, "~", 1)
-                                ),
-                                description_of(inp, &target),
-                                &key,
-                            )
-                            .evidence(syscall_ev(e)),
+                    let key = "write-outside";
+                    acc.observe(&target, key, syscall_ev(e), || {
+                        finding(
+                            inp,
+                            RuleId::WriteOutside,
+                            &target,
+                            format!(
+                                "modifies {}{note}, outside the workspace",
+                                path.replacen(SANDBOX_HOME, "~", 1)
+                            ),
                             key,
-                        );
-                    }
+                        )
+                    });
                 } else {
                     continue;
                 }
@@ -726,25 +711,18 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         {
             let target = entity_of(inp, p);
             let key = format!("injection:{}", calls[i].label);
-            if !acc.add_evidence(&target, &key, syscall_ev(e)) {
-                acc.add(
-                    finding(
-                        "MCP-R006",
-                        "INJECTION ATTACKS",
-                        &target,
-                        Severity::High,
-                        "an injection probe was executed",
-                        format!(
-                            "the {} probe made the server try to run `{m}`",
-                            calls[i].label
-                        ),
-                        description_of(inp, &target),
-                        &key,
-                    )
-                    .evidence(syscall_ev(e)),
-                    key,
-                );
-            }
+            acc.observe(&target, &key, syscall_ev(e), || {
+                finding(
+                    inp,
+                    RuleId::InjectionExecuted,
+                    &target,
+                    format!(
+                        "the {} probe made the server try to run `{m}`",
+                        calls[i].label
+                    ),
+                    &key,
+                )
+            });
         }
     }
 
@@ -823,19 +801,17 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
 
     // Activity after a response.
     for (target, evs) in after_activity {
-        let key = "after-response".to_string();
+        let key = "after-response";
         let mut f = finding(
-            "MCP-R010",
-            "DEFENSE EVASION",
+            inp,
+            RuleId::AfterResponse,
             &target,
-            Severity::Medium,
-            "keeps acting after its response",
             "a thread or process started by this tool kept doing security-relevant work after the response was sent".into(),
-            description_of(inp, &target),
-            &key,
-        );
+            key,
+        )
+        .build();
         f.evidence = evs.into_iter().take(8).collect();
-        acc.add(f, key);
+        acc.add(f, key.to_string());
     }
 
     // Behaviour that appears only on a later call.
@@ -855,23 +831,20 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             continue;
         }
         let target = ToolRef::tool(inp.server, name.clone());
-        let key = "nth-call".to_string();
+        let key = "nth-call";
         let mut sorted = new.clone();
         sorted.sort_unstable();
         sorted.dedup();
         acc.add(
             finding(
-                "MCP-R011",
-                "DEFENSE EVASION",
+                inp,
+                RuleId::LaterCall,
                 &target,
-                Severity::Low,
-                "behaves differently on a later call",
                 format!(
                     "call #{n} did what call #1 with the same input did not: {}",
                     sorted.join(", ")
                 ),
-                description_of(inp, &target),
-                &key,
+                key,
             )
             .evidence(Evidence::Note {
                 text: format!(
@@ -883,8 +856,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     },
                     sorted.join(", ")
                 ),
-            }),
-            key,
+            })
+            .build(),
+            key.to_string(),
         );
     }
 
@@ -909,33 +883,201 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 _ => continue,
             };
             let target = ToolRef::tool(inp.server, name.clone());
-            let key = "relisted".to_string();
+            let key = "relisted";
             acc.add(
                 finding(
-                    "MCP-R012",
-                    "TOOL POISONING",
+                    inp,
+                    RuleId::Relisted,
                     &target,
-                    Severity::High,
-                    "tool changed between listings",
                     format!(
                         "`{name}` {change} between the first tools/list and the one after the calls"
                     ),
-                    description_of(inp, &target),
-                    &key,
+                    key,
                 )
                 .evidence(Evidence::Note {
                     text: format!("after: {}", excerpt(c, 400)),
-                }),
-                key,
+                })
+                .build(),
+                key.to_string(),
             );
         }
     }
+    sql_injection(&mut acc, inp);
     for ((_, key), f) in acc.findings.iter_mut() {
         if key == "egress" {
             summarize_egress(f);
         }
     }
     acc.findings.into_values().collect()
+}
+
+/// What a call answered: the response, or the JSON-RPC error message.
+fn answer_text(c: &CallRecord) -> String {
+    match &c.failure {
+        Some(f) if !c.timed_out => format!("{}\n{f}", c.response),
+        _ => c.response.clone(),
+    }
+}
+
+/// The distinct non-empty lines of an answer, in order. The recorded answer lists every string of
+/// the result: structured content repeats the text, and content type tags are not part of it.
+fn answer_lines(text: &str) -> Vec<&str> {
+    const CONTENT_TYPES: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
+    let mut out: Vec<&str> = Vec::new();
+    for l in text.lines().map(str::trim) {
+        if !l.is_empty() && !CONTENT_TYPES.contains(&l) && !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// Records in an answer: its distinct lines, a line holding a JSON array counting its items.
+fn records(text: &str) -> usize {
+    answer_lines(text)
+        .into_iter()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(Value::Array(a)) => a.len(),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The line of `s` holding `range`, cut to `before`/`after` bytes around it.
+fn excerpt_around(s: &str, range: std::ops::Range<usize>, before: usize, after: usize) -> String {
+    let line_start = s[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = s[range.end..].find('\n').map_or(s.len(), |i| range.end + i);
+    let mut start = range.start.saturating_sub(before).max(line_start);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    let mut end = (range.end + after).min(line_end);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}{}{}",
+        if start > line_start { "..." } else { "" },
+        s[start..end].trim(),
+        if end < line_end { "..." } else { "" }
+    )
+}
+
+/// MCPS-R014: a SQL probe's answer shows that the input reached a SQL parser, by a database error
+/// no valid call's answer has, or by the tautology returning more records than the quote-free
+/// control.
+fn sql_injection(acc: &mut Acc, inp: &Inputs) {
+    let calls = &inp.exercise.calls;
+    let probe_value = |label: &str| {
+        inp.rules
+            .probes
+            .iter()
+            .find(|p| p.name == label)
+            .map_or_else(|| label.to_string(), |p| p.value.clone())
+    };
+    let mut tools: Vec<&str> = calls
+        .iter()
+        .filter(|c| c.target == Target::Tool && c.probe_kind == Some(ProbeKind::Sql))
+        .map(|c| c.name.as_str())
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
+    for name in tools {
+        let of_tool = || {
+            calls
+                .iter()
+                .enumerate()
+                .filter(move |(_, c)| c.target == Target::Tool && c.name == name && !c.timed_out)
+        };
+        let valid: Vec<&CallRecord> = of_tool()
+            .filter(|(_, c)| c.label == "valid")
+            .map(|(_, c)| c)
+            .collect();
+        // Without an answered valid call there is nothing to tell a probe's error from.
+        if valid.is_empty() {
+            continue;
+        }
+        // A tool whose ordinary answers already carry SQL errors (a linter, a query console)
+        // is not judged on errors.
+        let valid_has_error = valid
+            .iter()
+            .any(|c| inp.rules.sql_error(&answer_text(c)).is_some());
+        let clean = |c: &CallRecord| !c.is_error && c.failure.is_none();
+        let control = of_tool()
+            .map(|(_, c)| c)
+            .find(|c| c.probe_kind == Some(ProbeKind::SqlControl) && clean(c));
+        let mut errors: Vec<(usize, String, Evidence)> = Vec::new();
+        let mut tautologies: Vec<(usize, String, Evidence)> = Vec::new();
+        for (i, c) in of_tool().filter(|(_, c)| {
+            matches!(
+                c.probe_kind,
+                Some(ProbeKind::Sql) | Some(ProbeKind::SqlControl)
+            )
+        }) {
+            let value = probe_value(&c.label);
+            let text = answer_text(c);
+            if !valid_has_error && let Some((sig, range)) = inp.rules.sql_error(&text) {
+                let matched = excerpt(text[range.clone()].trim(), 120);
+                errors.push((
+                    i,
+                    format!(
+                        "given `{value}`, the answer carries a {} error (`{matched}`) that no valid call's answer has: the input reached a SQL parser",
+                        sig.engine
+                    ),
+                    Evidence::Note {
+                        text: format!(
+                            "{} ({}) answer: {}",
+                            c.phase(),
+                            c.label,
+                            excerpt_around(&text, range, 120, 180)
+                        ),
+                    },
+                ));
+                continue;
+            }
+            if c.probe_kind != Some(ProbeKind::Sql) || !clean(c) {
+                continue;
+            }
+            let Some(ctl) = control else {
+                continue;
+            };
+            let (got, base) = (records(&c.response), records(&ctl.response));
+            if got > base {
+                tautologies.push((
+                    i,
+                    format!(
+                        "given `{value}`, returned {got} records where the quote-free `{}` returned {base}: the quotes changed the query",
+                        probe_value(&ctl.label)
+                    ),
+                    Evidence::Note {
+                        text: format!(
+                            "{} ({}) answer: {} | {} ({}) answer: {}",
+                            c.phase(),
+                            c.label,
+                            excerpt(&answer_lines(&c.response).join(" / "), 300),
+                            ctl.phase(),
+                            ctl.label,
+                            excerpt(&answer_lines(&ctl.response).join(" / "), 200)
+                        ),
+                    },
+                ));
+            }
+        }
+        // An error signature is the stronger signal; the tautology alone can be a fuzzy search.
+        let confidence = if errors.is_empty() {
+            Confidence::Medium
+        } else {
+            Confidence::High
+        };
+        // The first observation (an error if there is one) makes the finding; the rest add evidence.
+        for (i, observation, ev) in errors.into_iter().chain(tautologies) {
+            let target = entity_of(inp, &Phase::Call(i));
+            let key = "sql-injection";
+            acc.observe(&target, key, ev, || {
+                finding(inp, RuleId::SqlInjection, &target, observation, key).confidence(confidence)
+            });
+        }
+    }
 }
 
 /// Rewrites an egress observation to list every destination seen (HTTP requests and TLS names
@@ -972,17 +1114,14 @@ fn summarize_egress(f: &mut Finding) {
     if dests.is_empty() {
         for e in &f.evidence {
             if let Evidence::Syscall { line, .. } = e
-                && let Some(addr) = line
-                    .split("inet_addr(\"")
-                    .nth(1)
-                    .and_then(|r| r.split('"').next())
+                && let Some(addr) = syscall_ip(line)
             {
                 let port = line
                     .split("htons(")
                     .nth(1)
                     .and_then(|r| r.split(')').next())
                     .unwrap_or("?");
-                push(&mut dests, format!("{addr}:{port}"));
+                push(&mut dests, format!("{}:{port}", bracket_v6(addr)));
             }
         }
     }
@@ -1032,7 +1171,7 @@ fn egress(acc: &mut Acc, inp: &Inputs, target: &ToolRef, note: &str, ev: Evidenc
         };
         let d = dest_of(&ev);
         let dup = d.is_some() && f.evidence.iter().any(|x| dest_of(x) == d);
-        if !dup && f.evidence.len() < 12 && !f.evidence.contains(&ev) {
+        if !dup && f.evidence.len() < MAX_EVIDENCE && !f.evidence.contains(&ev) {
             f.evidence.push(ev);
         }
         return;
@@ -1041,11 +1180,9 @@ fn egress(acc: &mut Acc, inp: &Inputs, target: &ToolRef, note: &str, ev: Evidenc
     let dest = match &ev {
         Evidence::Network { destination, .. } => destination.clone(),
         Evidence::Syscall { line, .. } => {
-            let e = line
-                .split("inet_addr(\"")
-                .nth(1)
-                .and_then(|r| r.split('"').next())
-                .unwrap_or("an outside address");
+            let e = syscall_ip(line)
+                .map(bracket_v6)
+                .unwrap_or_else(|| "an outside address".into());
             let port = line
                 .split("htons(")
                 .nth(1)
@@ -1056,33 +1193,27 @@ fn egress(acc: &mut Acc, inp: &Inputs, target: &ToolRef, note: &str, ev: Evidenc
         }
         _ => "an outside address".into(),
     };
-    let (sev, obs) = if declared {
-        (
-            Severity::Info,
+    let f = if declared {
+        finding(
+            inp,
+            RuleId::Egress,
+            target,
             format!("network egress{note} to {dest} (declared)"),
+            &key,
         )
+        .severity(Severity::Info)
     } else {
-        (
-            Severity::High,
+        finding(
+            inp,
+            RuleId::Egress,
+            target,
             format!(
                 "network egress{note} to {dest}, undeclared: neither the description nor openWorldHint mentions network use"
             ),
-        )
-    };
-    acc.add(
-        finding(
-            "MCP-R003",
-            "UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS",
-            target,
-            sev,
-            "network egress",
-            obs,
-            description_of(inp, target),
             &key,
         )
-        .evidence(ev),
-        key,
-    );
+    };
+    acc.add(f.evidence(ev).build(), key);
 }
 
 fn leak(
@@ -1106,7 +1237,7 @@ fn leak(
         })
         .collect();
     if let Some(f) = acc.findings.get_mut(&(target.clone(), key.clone())) {
-        if f.evidence.len() < 12 && !f.evidence.contains(&ev) {
+        if f.evidence.len() < MAX_EVIDENCE && !f.evidence.contains(&ev) {
             f.evidence.push(ev);
         }
         // Keep every origin seen on this channel in the observation.
@@ -1119,60 +1250,42 @@ fn leak(
         }
         return;
     }
-    let threat = "DATA EXFILTRATION";
     acc.add(
         finding(
-            "MCP-R001",
-            threat,
+            inp,
+            RuleId::CanaryLeak,
             target,
-            Severity::Critical,
-            "canary secret leaked",
             format!(
                 "the canary from {} appeared in {channel}{note}",
                 origins.join(", ")
             ),
-            description_of(inp, target),
             &key,
         )
-        .evidence(ev),
+        .evidence(ev)
+        .build(),
         key,
     );
 }
 
 fn dropped(acc: &mut Acc, inp: &Inputs, target: &ToolRef, path: &str, note: &str, ev: Evidence) {
     let key = format!("dropped:{path}");
-    if acc.add_evidence(target, &key, ev.clone()) {
-        return;
-    }
-    acc.add(
+    acc.observe(target, &key, ev, || {
         finding(
-            "MCP-R005",
-            "BACKDOOR",
+            inp,
+            RuleId::Dropped,
             target,
-            Severity::High,
-            "drops an executable file",
             format!(
                 "makes {} executable{note}",
                 path.replacen(SANDBOX_HOME, "~", 1)
             ),
-            description_of(inp, target),
             &key,
         )
-        .evidence(ev),
-        key,
-    );
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_threat_used_resolves() {
-        for t in THREATS_USED {
-            assert!(by_threat(t).is_some(), "{t}");
-        }
-    }
 
     #[test]
     fn loopback_other_than_127_0_0_1_is_egress() {
@@ -1240,6 +1353,158 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    /// The valid call, the SQL probe and its control, answered as given (`Err` = an error result).
+    fn sql_session(valid: &str, probe: Result<&str, &str>, control: &str) -> Exercise {
+        let rules = RuntimeRules::builtin();
+        let label_of = |k: ProbeKind| {
+            rules
+                .probes
+                .iter()
+                .find(|p| p.kind == k)
+                .map(|p| p.name.clone())
+                .expect("probe of that kind")
+        };
+        let mut v = call("lookup", 1, 1.0, 2.0);
+        v.response = valid.into();
+        let mut p = call("lookup", 2, 3.0, 4.0);
+        p.label = label_of(ProbeKind::Sql);
+        p.probe_kind = Some(ProbeKind::Sql);
+        let (text, is_error) = match probe {
+            Ok(t) => (t, false),
+            Err(t) => (t, true),
+        };
+        p.response = text.into();
+        p.is_error = is_error;
+        let mut c = call("lookup", 3, 5.0, 6.0);
+        c.label = label_of(ProbeKind::SqlControl);
+        c.probe_kind = Some(ProbeKind::SqlControl);
+        c.response = control.into();
+        Exercise {
+            calls: vec![v, p, c],
+            ..Exercise::default()
+        }
+    }
+
+    fn sql_findings(ex: &Exercise) -> Vec<Finding> {
+        let canaries = CanarySet::default();
+        findings(&Inputs {
+            server: "db",
+            exercise: ex,
+            events: &[],
+            phases: &[],
+            captures: &[],
+            canaries: &canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::SqlInjection.id())
+        .collect()
+    }
+
+    #[test]
+    fn sql_error_only_in_the_probe_answer_is_high_confidence_sql_injection() {
+        let ex = sql_session(
+            "no note hello",
+            Ok("query failed: OperationalError: unrecognized token: \"' --\""),
+            "query failed: no such column: mcpscan_nomatch",
+        );
+        let f = sql_findings(&ex);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].severity, Severity::High);
+        assert_eq!(f[0].confidence, Confidence::High);
+        assert_eq!(f[0].target.name, "lookup");
+        assert!(
+            f[0].observation.contains("' OR '1'='1' --"),
+            "{}",
+            f[0].observation
+        );
+        assert!(
+            f[0].observation.contains("sqlite error"),
+            "{}",
+            f[0].observation
+        );
+        assert!(
+            matches!(&f[0].evidence[0], Evidence::Note { text } if text.contains("unrecognized token")),
+            "{:?}",
+            f[0].evidence
+        );
+    }
+
+    #[test]
+    fn sql_errors_in_the_valid_answer_too_are_not_judged() {
+        let ex = sql_session(
+            "near \"hello\": syntax error",
+            Ok("unrecognized token: \"' --\""),
+            "near \"mcpscan_nomatch\": syntax error",
+        );
+        assert!(sql_findings(&ex).is_empty());
+    }
+
+    #[test]
+    fn tautology_returning_more_records_than_the_control_is_medium_confidence() {
+        let ex = sql_session(
+            "no user named hello",
+            Ok("alice <alice@example.com>\nbob <bob@example.com>\ncarol <carol@example.com>"),
+            "no user named mcpscan_nomatch OR 1=1 --",
+        );
+        let f = sql_findings(&ex);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].severity, Severity::High);
+        assert_eq!(f[0].confidence, Confidence::Medium);
+        assert!(
+            f[0].observation.contains("returned 3 records where"),
+            "{}",
+            f[0].observation
+        );
+    }
+
+    #[test]
+    fn error_excerpt_is_the_matching_line_cut_around_the_match() {
+        let text = "text\nquery failed: near \"1\": syntax error\nmore";
+        let r = RuntimeRules::builtin()
+            .sql_error(text)
+            .expect("signature")
+            .1;
+        assert_eq!(
+            excerpt_around(text, r.clone(), 120, 180),
+            "query failed: near \"1\": syntax error"
+        );
+        assert_eq!(
+            excerpt_around(text, r, 3, 0),
+            "...d: near \"1\": syntax error"
+        );
+    }
+
+    #[test]
+    fn json_array_items_count_as_records() {
+        assert_eq!(records("[{\"id\":1},{\"id\":2}]\n"), 2);
+        assert_eq!(records("[]\n\n"), 0);
+        assert_eq!(records("a\n\nb\n"), 2);
+        assert_eq!(
+            records("a\nb\na\nb\n"),
+            2,
+            "structured content repeats the text"
+        );
+        assert_eq!(records("no user named x\ntext\nno user named x\n"), 1);
+    }
+
+    #[test]
+    fn echoed_probe_or_an_error_answer_is_not_sql_injection() {
+        let echo = sql_session(
+            "no user named hello",
+            Ok("no user named ' OR '1'='1' --"),
+            "no user named mcpscan_nomatch OR 1=1 --",
+        );
+        assert!(sql_findings(&echo).is_empty());
+        let failed = sql_session(
+            "no user named hello",
+            Err("invalid name: quotes are not allowed\nsee the docs\nfor details"),
+            "no user named mcpscan_nomatch OR 1=1 --",
+        );
+        assert!(sql_findings(&failed).is_empty());
     }
 
     #[test]

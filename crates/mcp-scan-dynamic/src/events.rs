@@ -14,7 +14,11 @@ pub enum EventKind {
     Unlink,
     Chmod,
     Symlink,
+    /// link/linkat: `path` is the new name, `target` the existing file.
+    Link,
     Readlink,
+    /// chdir/fchdir: `resolved` is the new working directory.
+    Chdir,
     Socket,
     Connect,
     Bind,
@@ -81,6 +85,15 @@ pub struct Event {
     /// Raw payload bytes for canary search (not serialised; `data` has the text).
     #[serde(skip)]
     pub bytes: Vec<u8>,
+    /// The directory descriptor a relative `path` / `target` is relative to, as traced
+    /// (`AT_FDCWD` or a number); [`crate::paths::Resolver`] makes the paths absolute.
+    #[serde(skip)]
+    pub dirfd: Option<String>,
+    #[serde(skip)]
+    pub target_dirfd: Option<String>,
+    /// The descriptor a call acts on (fchmod, fchdir).
+    #[serde(skip)]
+    pub fd: Option<i64>,
 }
 
 impl Event {
@@ -109,6 +122,9 @@ impl Event {
             error: s.errno.clone(),
             raw: s.raw.clone(),
             bytes: Vec::new(),
+            dirfd: None,
+            target_dirfd: None,
+            fd: None,
         }
     }
 
@@ -136,15 +152,30 @@ fn fd_decoration(arg: &str) -> Option<&str> {
     (end > start).then(|| &arg[start + 1..end])
 }
 
-/// Joins a directory fd decoration with a relative path.
-fn join_dirfd(dirfd: &str, path: &str) -> String {
+/// A `*at` call's path: joined with the directory when the tracer decorated the descriptor
+/// (`-y`), else left relative with the descriptor to resolve later.
+fn at_path(dirfd: &str, path: String) -> (String, Option<String>) {
     if path.starts_with('/') {
-        return path.to_string();
+        return (path, None);
     }
     match fd_decoration(dirfd) {
-        Some(dir) if dir.starts_with('/') => format!("{}/{path}", dir.trim_end_matches('/')),
-        _ => path.to_string(),
+        Some(dir) if dir.starts_with('/') => {
+            (format!("{}/{path}", dir.trim_end_matches('/')), None)
+        }
+        _ => (path, Some(dirfd.to_string())),
     }
+}
+
+/// The path argument `i` of a `*at` call whose directory descriptor is argument `d`.
+fn at_arg(e: &mut Event, args: &[String], d: usize, i: usize) -> Option<String> {
+    let (p, dirfd) = at_path(args.get(d).map_or("", String::as_str), string_arg(args, i)?);
+    e.dirfd = dirfd;
+    Some(p)
+}
+
+/// The leading number of a descriptor argument (`3` or `3</path>`).
+fn fd_number(arg: &str) -> Option<i64> {
+    arg.split('<').next()?.trim().parse().ok()
 }
 
 /// Parses `{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("1.2.3.4")}`.
@@ -222,6 +253,9 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
                 error: None,
                 raw: String::new(),
                 bytes: Vec::new(),
+                dirfd: None,
+                target_dirfd: None,
+                fd: None,
             });
         }
     };
@@ -242,8 +276,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
         }
         "openat" | "openat2" => {
             let mut e = Event::new(s, EventKind::FileOpen);
-            let p = string_arg(a, 1)?;
-            e.path = Some(join_dirfd(a.first().map_or("", String::as_str), &p));
+            e.path = Some(at_arg(&mut e, a, 0, 1)?);
             let flags = a.get(2).cloned().unwrap_or_default();
             e.write = open_is_write(&flags);
             e.flags = Some(flags);
@@ -256,9 +289,12 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
                 e.path = string_arg(a, 0);
                 e.target = string_arg(a, 1);
             } else {
-                e.path = string_arg(a, 1).map(|p| join_dirfd(&a[0], &p));
-                e.target =
-                    string_arg(a, 3).map(|p| join_dirfd(a.get(2).map_or("", String::as_str), &p));
+                e.path = at_arg(&mut e, a, 0, 1);
+                if let Some(t) = string_arg(a, 3) {
+                    let (t, d) = at_path(a.get(2).map_or("", String::as_str), t);
+                    e.target = Some(t);
+                    e.target_dirfd = d;
+                }
             }
             e.write = true;
             e
@@ -268,7 +304,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             e.path = if s.name == "unlink" {
                 string_arg(a, 0)
             } else {
-                string_arg(a, 1).map(|p| join_dirfd(&a[0], &p))
+                at_arg(&mut e, a, 0, 1)
             };
             e.write = true;
             e
@@ -281,11 +317,16 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
                     e.flags = a.get(1).cloned();
                 }
                 "fchmodat" => {
-                    e.path = string_arg(a, 1).map(|p| join_dirfd(&a[0], &p));
+                    e.path = at_arg(&mut e, a, 0, 1);
                     e.flags = a.get(2).cloned();
                 }
                 _ => {
-                    e.path = a.first().and_then(|f| fd_decoration(f)).map(str::to_string);
+                    e.path = a
+                        .first()
+                        .and_then(|f| fd_decoration(f))
+                        .filter(|p| p.starts_with('/'))
+                        .map(str::to_string);
+                    e.fd = a.first().and_then(|f| fd_number(f));
                     e.flags = a.get(1).cloned();
                 }
             }
@@ -298,9 +339,35 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             e.path = if s.name == "symlink" {
                 string_arg(a, 1)
             } else {
-                string_arg(a, 2).map(|p| join_dirfd(&a[1], &p))
+                at_arg(&mut e, a, 1, 2)
             };
             e.write = true;
+            e
+        }
+        "link" | "linkat" => {
+            let mut e = Event::new(s, EventKind::Link);
+            if s.name == "link" {
+                e.target = string_arg(a, 0);
+                e.path = string_arg(a, 1);
+            } else {
+                e.path = at_arg(&mut e, a, 2, 3);
+                if let Some(t) = string_arg(a, 1) {
+                    let (t, d) = at_path(a.first().map_or("", String::as_str), t);
+                    e.target = Some(t);
+                    e.target_dirfd = d;
+                }
+            }
+            e.write = true;
+            e
+        }
+        "chdir" => {
+            let mut e = Event::new(s, EventKind::Chdir);
+            e.path = string_arg(a, 0);
+            e
+        }
+        "fchdir" => {
+            let mut e = Event::new(s, EventKind::Chdir);
+            e.fd = a.first().and_then(|f| fd_number(f));
             e
         }
         "readlink" | "readlinkat" => {
@@ -308,7 +375,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             e.path = if s.name == "readlink" {
                 string_arg(a, 0)
             } else {
-                string_arg(a, 1).map(|p| join_dirfd(&a[0], &p))
+                at_arg(&mut e, a, 0, 1)
             };
             e
         }

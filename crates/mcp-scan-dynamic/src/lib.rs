@@ -7,10 +7,12 @@ pub mod canary;
 pub mod events;
 pub mod exercise;
 pub mod inputs;
+pub mod paths;
 pub mod pins;
 pub mod rules;
 pub mod sandbox;
 pub mod sinks;
+pub mod sse;
 pub mod trace;
 
 use mcp_scan_core::{
@@ -52,6 +54,9 @@ pub struct DynamicOptions {
     pub traced: bool,
     /// How long to keep watching after the last response, for background activity.
     pub linger: Duration,
+    /// Catch IPv6 egress too (on by default). Off reproduces a host without IPv6: v6 egress is
+    /// then only seen by the tracer and the report says so.
+    pub ipv6: bool,
 }
 
 impl DynamicOptions {
@@ -69,6 +74,7 @@ impl DynamicOptions {
             accept_changes: false,
             traced: true,
             linger: Duration::from_millis(700),
+            ipv6: true,
         }
     }
 }
@@ -123,7 +129,8 @@ fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
 
 /// Runs one dynamic scan to completion.
 pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
-    let rules = rules::RuntimeRules::builtin();
+    let rules = rules::RuntimeRules::load()
+        .map_err(|e| DynamicError::Other(format!("built-in runtime rules do not load: {e}")))?;
     let Some(first) = opts.command.first() else {
         return Err(DynamicError::Command("no server command given".into()));
     };
@@ -171,6 +178,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
             .map(|(p, c)| (p.to_string(), c.to_string()))
             .collect(),
         work_files: vec![(inputs::SAMPLE_FILE.into(), inputs::SAMPLE_CONTENT.into())],
+        ipv6: opts.ipv6,
     };
     let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
     let sink_sockets = sb
@@ -179,6 +187,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         .ok_or_else(|| DynamicError::Other("sandbox started without sinks".into()))?;
     let sinks = sinks::Sinks::start(sink_sockets, opts.answer_dns)
         .map_err(|e| io("cannot start the network sinks", e))?;
+    let ipv6_caught = sinks.ipv6();
 
     // Trace reader: drains the pipe as fast as it can (a slow reader would stall strace and with
     // it the server), then feeds the streaming parser line by line once the run is over.
@@ -237,6 +246,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     };
     let stdin = sb.stdin.take();
     let stdout = sb.stdout.take();
+    let view = sb.view.clone();
     let c1_alive = Arc::new(std::sync::Mutex::new(sb));
     let alive_handle = c1_alive.clone();
     let alive = move || {
@@ -286,6 +296,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     for (i, e) in evs.iter_mut().enumerate() {
         e.seq = i as u64 + 1;
     }
+    paths::Resolver::new(sandbox::SANDBOX_WORK, view).resolve_all(&mut evs);
     let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
     let written = collect_written(&run, &canaries);
     let server = server_name(&ex, &opts.command);
@@ -314,7 +325,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         )?);
     }
 
-    let report = build_report(
+    let mut report = build_report(
         opts,
         &server,
         &ex,
@@ -323,6 +334,15 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         &stderr,
         opts.traced,
     );
+    if !ipv6_caught {
+        report.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Warning,
+            file: None,
+            line: None,
+            column: None,
+            message: sinks::IPV6_UNAVAILABLE.into(),
+        });
+    }
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &evs, &captures, &raw_trace, &stderr)?;
     }
@@ -357,10 +377,31 @@ fn absolute_args(command: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Settings for a remote (streamable HTTP) server: manifest-only analysis.
+/// How to talk to a remote server (`--transport`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RemoteTransport {
+    /// Streamable HTTP (MCP 2025-03-26 and later), rmcp's client.
+    #[default]
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05), our own client in [`sse`].
+    Sse,
+}
+
+impl RemoteTransport {
+    /// The `--transport` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteTransport::StreamableHttp => "streamable-http",
+            RemoteTransport::Sse => "sse",
+        }
+    }
+}
+
+/// Settings for a remote (streamable HTTP or SSE) server: manifest-only analysis.
 #[derive(Debug, Clone)]
 pub struct RemoteOptions {
     pub url: String,
+    pub transport: RemoteTransport,
     /// Extra request headers (`--header K:V`), e.g. `Authorization: Bearer ...`.
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
@@ -369,7 +410,7 @@ pub struct RemoteOptions {
     pub out_dir: Option<PathBuf>,
 }
 
-/// Connects to a remote server over streamable HTTP and lists its tools, resources and prompts.
+/// Connects to a remote server (streamable HTTP or SSE) and lists its tools, resources and prompts.
 /// Nothing is called and nothing can be traced, so every entity is INCOMPLETE; the report says so.
 pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError> {
     use rmcp::transport::StreamableHttpClientTransport;
@@ -402,10 +443,37 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
         marker_prefix: String::new(),
     };
     let ex = rt.block_on(async {
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(opts.url.clone()).custom_headers(headers),
-        );
-        exercise::manifest_only(transport, &cfg).await
+        match opts.transport {
+            RemoteTransport::StreamableHttp => {
+                let transport = StreamableHttpClientTransport::from_config(
+                    StreamableHttpClientTransportConfig::with_uri(opts.url.clone())
+                        .custom_headers(headers),
+                );
+                exercise::manifest_only(transport, &cfg).await
+            }
+            RemoteTransport::Sse => {
+                let headers: http::HeaderMap = headers.into_iter().collect();
+                match sse::SseTransport::connect(&opts.url, headers, opts.timeout).await {
+                    Ok(transport) => {
+                        let log = transport.log();
+                        let mut ex = exercise::manifest_only(transport, &cfg).await;
+                        // The stream's own end reason says more than rmcp's "transport closed".
+                        if let Ok(log) = log.lock() {
+                            if let (Some(a), Some(why)) = (&mut ex.aborted, &log.ended) {
+                                a.push_str(&format!(" ({why})"));
+                            }
+                            ex.notes.extend(log.notes.iter().cloned());
+                        }
+                        ex
+                    }
+                    Err(e) => exercise::Exercise {
+                        aborted: Some(format!("SSE connection failed: {e}")),
+                        startup_end: exercise::now(),
+                        ..Default::default()
+                    },
+                }
+            }
+        }
     });
     drop(rt);
     let command = vec![opts.url.clone()];

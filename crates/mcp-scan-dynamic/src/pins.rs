@@ -2,8 +2,8 @@
 //! prompt, stored under `$XDG_DATA_HOME/mcp-scan/pins/`. A changed entity is reported on every
 //! run until the user accepts it with `--accept-changes`.
 
-use mcp_scan_core::taxonomy::by_threat;
-use mcp_scan_core::{Analyzer, Confidence, EntityKind, Evidence, Finding, Severity, ToolRef};
+use crate::rules::{RuleId, RulesError, RuntimeRules};
+use mcp_scan_core::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, Severity, ToolRef};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -120,6 +120,9 @@ pub enum PinError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The rule data (`rules/runtime/R013.toml`) behind the findings does not load.
+    #[error("built-in runtime rules do not load: {0}")]
+    Rules(#[from] RulesError),
 }
 
 /// `$XDG_DATA_HOME/mcp-scan` or `~/.local/share/mcp-scan`.
@@ -158,7 +161,19 @@ pub fn check(
     if let Some(old) = &old
         && !accept
     {
-        let tax = by_threat("TOOL POISONING").unwrap_or_else(|| panic!("taxonomy row"));
+        // Title, taxonomy, severity and confidence come from rules/runtime/R013.toml.
+        let rule = RuntimeRules::load()?.rule(RuleId::RugPull);
+        let builder = |target: ToolRef| -> FindingBuilder {
+            Finding::builder(
+                rule.meta.id.clone(),
+                Analyzer::Runtime,
+                rule.meta.taxonomy,
+                target,
+            )
+            .severity(rule.meta.severity)
+            .confidence(rule.meta.confidence)
+            .title(rule.title.clone())
+        };
         let target_of = |key: &str| {
             let (kind, name) = key.split_once(':').unwrap_or(("tool", key));
             let kind = match kind {
@@ -169,16 +184,15 @@ pub fn check(
             ToolRef::new(server, kind, name)
         };
         for (k, h) in current {
+            // A changed definition carries the rule's severity; a new entity is only LOW.
             let (sev, what) = match old.entities.get(k) {
-                Some(o) if o != h => (Severity::High, "changed since it was pinned"),
+                Some(o) if o != h => (rule.meta.severity, "changed since it was pinned"),
                 None => (Severity::Low, "is new since the server was pinned"),
                 _ => continue,
             };
             out.push(
-                Finding::builder("MCP-R013", Analyzer::Runtime, tax, target_of(k))
+                builder(target_of(k))
                     .severity(sev)
-                    .confidence(Confidence::High)
-                    .title("definition differs from the pinned one (rug pull)")
                     .observation(format!(
                         "`{k}` {what}; run with --accept-changes after reviewing it"
                     ))
@@ -191,9 +205,8 @@ pub fn check(
         }
         for k in old.entities.keys().filter(|k| !current.contains_key(*k)) {
             out.push(
-                Finding::builder("MCP-R013", Analyzer::Runtime, tax, target_of(k))
+                builder(target_of(k))
                     .severity(Severity::Info)
-                    .confidence(Confidence::High)
                     .title("pinned entity is gone")
                     .observation(format!("`{k}` was pinned but is no longer listed"))
                     .evidence(Evidence::Note {
@@ -267,11 +280,19 @@ mod tests {
                 .expect("same")
                 .is_empty()
         );
+        let rule = RuntimeRules::builtin().rule(RuleId::RugPull);
         for _ in 0..2 {
             let f = check(dir.path(), &cmd, "s", &v2, false).expect("changed");
             assert_eq!(f.len(), 1);
             assert_eq!(f[0].severity, Severity::High);
             assert_eq!(f[0].target.name, "t");
+            // What the finding says about itself is R013's data, not text in this file.
+            assert_eq!(f[0].rule_id, rule.meta.id);
+            assert_eq!(f[0].title, rule.title);
+            assert_eq!(f[0].taxonomy.threat, rule.meta.taxonomy.threat);
+            assert_eq!(f[0].taxonomy.subtechnique, rule.meta.taxonomy.subtechnique);
+            assert_eq!(f[0].severity, rule.meta.severity);
+            assert_eq!(f[0].confidence, rule.meta.confidence);
         }
         assert!(
             check(dir.path(), &cmd, "s", &v2, true)
@@ -282,6 +303,40 @@ mod tests {
             check(dir.path(), &cmd, "s", &v2, false)
                 .expect("after accept")
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn new_entity_is_low_and_removed_entity_is_info_under_the_rug_pull_rule() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let cmd = vec!["srv".to_string()];
+        let v1 = entity_hashes(&[json!({"name": "a", "description": "adds"})], &[], &[]);
+        let v2 = entity_hashes(
+            &[json!({"name": "b", "description": "subtracts"})],
+            &[],
+            &[],
+        );
+        assert!(
+            check(dir.path(), &cmd, "s", &v1, false)
+                .expect("pin")
+                .is_empty()
+        );
+        let f = check(dir.path(), &cmd, "s", &v2, false).expect("swapped");
+        let rule = RuntimeRules::builtin().rule(RuleId::RugPull);
+        let sev = |name: &str| {
+            f.iter().find(|x| x.target.name == name).map(|x| {
+                (
+                    x.severity,
+                    x.rule_id.as_str(),
+                    x.taxonomy.subtechnique == rule.meta.taxonomy.subtechnique,
+                )
+            })
+        };
+        assert_eq!(sev("b"), Some((Severity::Low, "MCPS-R013", true)), "{f:#?}");
+        assert_eq!(
+            sev("a"),
+            Some((Severity::Info, "MCPS-R013", true)),
+            "{f:#?}"
         );
     }
 }

@@ -1,14 +1,149 @@
 //! Runtime analysis data from `rules/runtime/runtime.toml`: canary files and variables, sensitive
-//! and persistence paths, words that declare network or command use, adversarial probes.
+//! and persistence paths, words that declare network or command use, adversarial probes, SQL
+//! error signatures. Every rule the analysis reports ([`RuleId`]) has its own file
+//! `rules/runtime/R0xx.toml` with the metadata and docs shared by all rule families (title,
+//! taxonomy, default severity and confidence come from there).
 //! Raw TOML deserialises into `Raw*`; [`RuntimeRules::compile`] validates it.
 
+use mcp_scan_core::Analyzer;
+use mcp_scan_rules::{RawRuleMeta, RuleError, RuleMeta, SourceFile};
+use regex::Regex;
 use serde::Deserialize;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 const RUNTIME_TOML: &str = include_str!("../../../rules/runtime/runtime.toml");
 const RUNTIME_PATH: &str = "rules/runtime/runtime.toml";
 
-#[derive(Debug, thiserror::Error)]
+/// The per-rule files, embedded at build time. A test checks that every `R*.toml` in
+/// `rules/runtime/` is listed here.
+pub const RULE_FILES: &[(&str, &str)] = &[
+    (
+        "rules/runtime/R001.toml",
+        include_str!("../../../rules/runtime/R001.toml"),
+    ),
+    (
+        "rules/runtime/R002.toml",
+        include_str!("../../../rules/runtime/R002.toml"),
+    ),
+    (
+        "rules/runtime/R003.toml",
+        include_str!("../../../rules/runtime/R003.toml"),
+    ),
+    (
+        "rules/runtime/R004.toml",
+        include_str!("../../../rules/runtime/R004.toml"),
+    ),
+    (
+        "rules/runtime/R005.toml",
+        include_str!("../../../rules/runtime/R005.toml"),
+    ),
+    (
+        "rules/runtime/R006.toml",
+        include_str!("../../../rules/runtime/R006.toml"),
+    ),
+    (
+        "rules/runtime/R007.toml",
+        include_str!("../../../rules/runtime/R007.toml"),
+    ),
+    (
+        "rules/runtime/R008.toml",
+        include_str!("../../../rules/runtime/R008.toml"),
+    ),
+    (
+        "rules/runtime/R009.toml",
+        include_str!("../../../rules/runtime/R009.toml"),
+    ),
+    (
+        "rules/runtime/R010.toml",
+        include_str!("../../../rules/runtime/R010.toml"),
+    ),
+    (
+        "rules/runtime/R011.toml",
+        include_str!("../../../rules/runtime/R011.toml"),
+    ),
+    (
+        "rules/runtime/R012.toml",
+        include_str!("../../../rules/runtime/R012.toml"),
+    ),
+    (
+        "rules/runtime/R013.toml",
+        include_str!("../../../rules/runtime/R013.toml"),
+    ),
+    (
+        "rules/runtime/R014.toml",
+        include_str!("../../../rules/runtime/R014.toml"),
+    ),
+];
+
+macro_rules! runtime_rules {
+    ($($(#[$doc:meta])* $variant:ident = $id:literal,)*) => {
+        /// Every rule the runtime analysis can report. Findings are made only through these, so
+        /// [`RuleId::ALL`] is the set of ids the analysis emits; each needs a file in
+        /// `rules/runtime/` (checked when the rules compile).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum RuleId {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl RuleId {
+            pub const ALL: &'static [RuleId] = &[$(RuleId::$variant,)*];
+
+            pub fn id(self) -> &'static str {
+                match self {
+                    $(RuleId::$variant => $id,)*
+                }
+            }
+        }
+    };
+}
+
+runtime_rules! {
+    /// A canary token in a payload, DNS name, response, written file or argv.
+    CanaryLeak = "MCPS-R001",
+    /// A sensitive path opened for reading.
+    SensitiveRead = "MCPS-R002",
+    /// Traffic to anything but the server's own loopback.
+    Egress = "MCPS-R003",
+    /// A program run during a call.
+    Subprocess = "MCPS-R004",
+    /// An executable or persistence file planted.
+    Dropped = "MCPS-R005",
+    /// A command/code injection probe's marker reached execve.
+    InjectionExecuted = "MCPS-R006",
+    /// The path traversal probe opened /etc/passwd.
+    PathTraversal = "MCPS-R007",
+    /// The SSRF probe reached the metadata address.
+    SsrfMetadata = "MCPS-R008",
+    /// A write outside the workspace.
+    WriteOutside = "MCPS-R009",
+    /// Security-relevant work after the response.
+    AfterResponse = "MCPS-R010",
+    /// A later valid call did something the first did not.
+    LaterCall = "MCPS-R011",
+    /// tools/list changed within the session.
+    Relisted = "MCPS-R012",
+    /// An entity differs from its pin (rug pull; reported by `pins`).
+    RugPull = "MCPS-R013",
+    /// A SQL probe's answer shows the input reached a SQL parser.
+    SqlInjection = "MCPS-R014",
+}
+
+/// One runtime rule: shared metadata and docs, plus the title its findings carry.
+#[derive(Debug, Clone)]
+pub struct RuntimeRule {
+    pub meta: RuleMeta,
+    pub title: String,
+}
+
+/// A database error message that shows an input reached a SQL parser.
+#[derive(Debug, Clone)]
+pub struct SqlSignature {
+    /// `sqlite`, `postgresql`, `mysql`, …
+    pub engine: String,
+    pub pattern: Regex,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum RulesError {
     #[error("{file}:{line}: {message}")]
     Invalid {
@@ -16,6 +151,9 @@ pub enum RulesError {
         line: usize,
         message: String,
     },
+    /// A per-rule file (`rules/runtime/R0xx.toml`) that does not load.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
 }
 
 #[derive(Deserialize)]
@@ -27,6 +165,27 @@ struct RawRules {
     persistence: RawPersistence,
     declared: RawDeclared,
     probe: Vec<RawProbe>,
+    sql_error: Vec<RawSqlError>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSqlError {
+    engine: String,
+    pattern: toml::Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRuleFile {
+    rule: toml::Spanned<RawRuleMeta>,
+    finding: RawFinding,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFinding {
+    title: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -86,6 +245,8 @@ pub enum ProbeKind {
     Command,
     Code,
     Sql,
+    /// The quote-free twin of the SQL probe: what a non-matching value returns.
+    SqlControl,
     Url,
     Size,
 }
@@ -109,11 +270,19 @@ pub struct RuntimeRules {
     pub network_words: Vec<String>,
     pub exec_words: Vec<String>,
     pub probes: Vec<Probe>,
+    pub sql_errors: Vec<SqlSignature>,
+    /// In [`RuleId::ALL`] order, one per id (checked by `compile`).
+    rules: Vec<RuntimeRule>,
 }
 
 impl RuntimeRules {
-    /// Parses and validates rules text; errors carry file and line.
-    pub fn compile(file: &str, text: &str) -> Result<Self, RulesError> {
+    /// Parses and validates the data file and the per-rule files, given as (name, text) pairs;
+    /// errors carry file and line.
+    pub fn compile(
+        file: &str,
+        text: &str,
+        rule_files: &[(&str, &str)],
+    ) -> Result<Self, RulesError> {
         let err = |line: usize, message: String| RulesError::Invalid {
             file: file.to_string(),
             line,
@@ -160,18 +329,32 @@ impl RuntimeRules {
                 "command" => ProbeKind::Command,
                 "code" => ProbeKind::Code,
                 "sql" => ProbeKind::Sql,
+                "sql-control" => ProbeKind::SqlControl,
                 "url" => ProbeKind::Url,
                 "size" => ProbeKind::Size,
                 other => {
                     return Err(err(
                         line_of(&format!("name = \"{}\"", p.name)),
                         format!(
-                            "probe `{}` has unknown kind `{other}` (path, command, code, sql, url, size)",
+                            "probe `{}` has unknown kind `{other}` (path, command, code, sql, sql-control, url, size)",
                             p.name
                         ),
                     ));
                 }
             };
+            // The control must not be able to change a query, or comparing with it proves nothing.
+            if kind == ProbeKind::SqlControl && p.value.contains(['\'', '"', '`', '\\']) {
+                return Err(err(
+                    line_of(&format!("name = \"{}\"", p.name)),
+                    format!("sql-control probe `{}` must not contain quotes", p.name),
+                ));
+            }
+            if kind == ProbeKind::SqlControl && probes.iter().any(|q: &Probe| q.kind == kind) {
+                return Err(err(
+                    line_of(&format!("name = \"{}\"", p.name)),
+                    format!("a second sql-control probe `{}`: one is compared", p.name),
+                ));
+            }
             if matches!(kind, ProbeKind::Command | ProbeKind::Code) && !p.value.contains("{probe}")
             {
                 return Err(err(
@@ -185,6 +368,20 @@ impl RuntimeRules {
                 value: p.value,
             });
         }
+        let mut sql_errors = Vec::new();
+        for s in raw.sql_error {
+            let line = text[..s.pattern.span().start.min(text.len())]
+                .matches('\n')
+                .count()
+                + 1;
+            let pattern = Regex::new(s.pattern.get_ref())
+                .map_err(|e| err(line, format!("bad sql_error pattern: {e}")))?;
+            sql_errors.push(SqlSignature {
+                engine: s.engine,
+                pattern,
+            });
+        }
+        let rules = compile_rule_files(rule_files)?;
         let lower = |v: Vec<String>| v.into_iter().map(|w| w.to_lowercase()).collect();
         Ok(RuntimeRules {
             canary_files: raw
@@ -207,18 +404,113 @@ impl RuntimeRules {
             network_words: lower(raw.declared.network_words),
             exec_words: lower(raw.declared.exec_words),
             probes,
+            sql_errors,
+            rules,
         })
     }
 
-    /// The built-in rules embedded from `rules/runtime/runtime.toml`.
-    pub fn builtin() -> &'static RuntimeRules {
-        static RULES: LazyLock<RuntimeRules> = LazyLock::new(|| {
-            // Embedded data, validated by `embedded_runtime_rules_compile`.
-            RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML)
-                .unwrap_or_else(|e| panic!("embedded runtime rules are invalid: {e}"))
-        });
-        &RULES
+    /// The built-in rules embedded from `rules/runtime/`, compiled once.
+    pub fn load() -> Result<&'static RuntimeRules, RulesError> {
+        static RULES: OnceLock<Result<RuntimeRules, RulesError>> = OnceLock::new();
+        RULES
+            .get_or_init(|| RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, RULE_FILES))
+            .as_ref()
+            .map_err(Clone::clone)
     }
+
+    /// [`RuntimeRules::load`] for code that runs after a scan has loaded them.
+    pub fn builtin() -> &'static RuntimeRules {
+        // Embedded data, validated by `embedded_runtime_rules_compile`.
+        Self::load().unwrap_or_else(|e| panic!("embedded runtime rules are invalid: {e}"))
+    }
+
+    /// The rule behind a finding.
+    pub fn rule(&self, id: RuleId) -> &RuntimeRule {
+        // `compile` stores exactly one rule per id, in `RuleId::ALL` order.
+        &self.rules[id as usize]
+    }
+
+    pub fn rules(&self) -> &[RuntimeRule] {
+        &self.rules
+    }
+
+    /// The first SQL error signature in `text`: the signature and the matched range.
+    pub fn sql_error(&self, text: &str) -> Option<(&SqlSignature, std::ops::Range<usize>)> {
+        self.sql_errors
+            .iter()
+            .find_map(|s| s.pattern.find(text).map(|m| (s, m.range())))
+    }
+}
+
+/// The metadata of every runtime rule, for the rule catalog (`mcp-scan rules`).
+pub fn rule_metas() -> Result<Vec<RuleMeta>, RulesError> {
+    Ok(RuntimeRules::load()?
+        .rules
+        .iter()
+        .map(|r| r.meta.clone())
+        .collect())
+}
+
+/// Compiles `rules/runtime/R0xx.toml` files: one per [`RuleId`], file named after its id.
+fn compile_rule_files(files: &[(&str, &str)]) -> Result<Vec<RuntimeRule>, RuleError> {
+    let mut found: Vec<Option<RuntimeRule>> = vec![None; RuleId::ALL.len()];
+    for (name, text) in files {
+        let src = SourceFile::new(name, text);
+        let raw: RawRuleFile = src.parse()?;
+        let span = raw.rule.span();
+        let meta = raw
+            .rule
+            .get_ref()
+            .compile(&src, span.clone(), Analyzer::Runtime, "MCPS-R")?;
+        let stem = name
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.strip_suffix(".toml"))
+            .unwrap_or(name);
+        if meta.id.strip_prefix("MCPS-") != Some(stem) {
+            return Err(src.error(
+                span,
+                format!(
+                    "rule {} must live in a file named {}.toml",
+                    meta.id,
+                    &meta.id[5..]
+                ),
+            ));
+        }
+        let Some(index) = RuleId::ALL.iter().position(|r| r.id() == meta.id) else {
+            return Err(src.error(
+                span,
+                format!("rule {} is not one the runtime analysis reports", meta.id),
+            ));
+        };
+        if found[index].is_some() {
+            return Err(src.error(span, format!("duplicate rule id {}", meta.id)));
+        }
+        let title = raw.finding.title.get_ref().trim();
+        if title.is_empty() {
+            return Err(src.error(raw.finding.title.span(), "finding.title must not be empty"));
+        }
+        found[index] = Some(RuntimeRule {
+            meta,
+            title: title.to_string(),
+        });
+    }
+    let mut rules = Vec::with_capacity(found.len());
+    for (id, rule) in RuleId::ALL.iter().zip(found) {
+        let Some(rule) = rule else {
+            return Err(RuleError {
+                file: format!("rules/runtime/{}.toml", &id.id()[5..]),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "missing: the runtime analysis reports {} but no rule file defines it",
+                    id.id()
+                ),
+            });
+        };
+        rules.push(rule);
+    }
+    Ok(rules)
 }
 
 /// Matches `path` against a pattern where `*` stands for exactly one path component.
@@ -234,7 +526,7 @@ mod tests {
 
     #[test]
     fn embedded_runtime_rules_compile() {
-        let r = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML).expect("valid");
+        let r = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, RULE_FILES).expect("valid");
         assert!(r.canary_files.len() >= 11);
         for needed in [
             ".ssh/id_rsa",
@@ -260,7 +552,7 @@ mod tests {
     #[test]
     fn invalid_rules_report_file_and_line() {
         let bad = RUNTIME_TOML.replace("kind = \"sql\"", "kind = \"nosql\"");
-        let e = RuntimeRules::compile("x.toml", &bad).expect_err("unknown kind");
+        let e = RuntimeRules::compile("x.toml", &bad, RULE_FILES).expect_err("unknown kind");
         let msg = e.to_string();
         assert!(msg.starts_with("x.toml:"), "{msg}");
         assert!(msg.contains("unknown kind `nosql`"), "{msg}");
@@ -275,8 +567,146 @@ mod tests {
                 .is_some_and(|l| l.contains("sql-injection")),
             "line {line} should point at the probe"
         );
-        let syntax = RuntimeRules::compile("y.toml", "canary_file = 3\n").expect_err("syntax");
+        let syntax =
+            RuntimeRules::compile("y.toml", "canary_file = 3\n", RULE_FILES).expect_err("syntax");
         assert!(syntax.to_string().starts_with("y.toml:1:"), "{syntax}");
+    }
+
+    fn line_of_error(e: &RulesError) -> usize {
+        e.to_string()
+            .split(':')
+            .nth(1)
+            .and_then(|l| l.parse().ok())
+            .expect("line number")
+    }
+
+    #[test]
+    fn bad_sql_error_pattern_and_quoted_sql_control_are_rejected_at_their_line() {
+        let bad = RUNTIME_TOML.replace(
+            "pattern = 'unrecognized token: \"'",
+            "pattern = '(unclosed'",
+        );
+        assert_ne!(bad, RUNTIME_TOML);
+        let e = RuntimeRules::compile("x.toml", &bad, RULE_FILES).expect_err("bad regex");
+        assert!(e.to_string().contains("bad sql_error pattern"), "{e}");
+        assert!(
+            bad.lines()
+                .nth(line_of_error(&e) - 1)
+                .is_some_and(|l| l.contains("(unclosed")),
+            "{e}"
+        );
+        let quoted = RUNTIME_TOML.replace("mcpscan_nomatch OR", "mcpscan_nomatch' OR");
+        assert_ne!(quoted, RUNTIME_TOML);
+        let e = RuntimeRules::compile("x.toml", &quoted, RULE_FILES).expect_err("quoted control");
+        assert!(e.to_string().contains("must not contain quotes"), "{e}");
+        assert!(
+            quoted
+                .lines()
+                .nth(line_of_error(&e) - 1)
+                .is_some_and(|l| l.contains("sql-control")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_rule_file_in_rules_runtime_is_embedded() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rules/runtime");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .expect("rules/runtime")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml") && n != "runtime.toml")
+            .map(|n| format!("rules/runtime/{n}"))
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<String> = RULE_FILES.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(on_disk, embedded);
+    }
+
+    #[test]
+    fn every_rule_id_has_its_file_with_title_and_docs() {
+        let r = RuntimeRules::load().expect("embedded rules load");
+        assert_eq!(r.rules().len(), RuleId::ALL.len());
+        for id in RuleId::ALL {
+            let rule = r.rule(*id);
+            assert_eq!(rule.meta.id, id.id());
+            assert_eq!(rule.meta.analyzer, Analyzer::Runtime);
+            assert!(!rule.title.is_empty());
+            assert!(rule.meta.docs.false_positives.is_some(), "{}", id.id());
+        }
+    }
+
+    #[test]
+    fn missing_misnamed_and_unknown_rule_files_are_errors_naming_the_file() {
+        let missing = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, &RULE_FILES[1..])
+            .expect_err("R001 missing");
+        assert!(
+            missing
+                .to_string()
+                .starts_with("rules/runtime/R001.toml:1:1: missing"),
+            "{missing}"
+        );
+        let (_, r002) = RULE_FILES[1];
+        let mut files = RULE_FILES.to_vec();
+        files[1] = ("rules/runtime/R099.toml", r002);
+        let e = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, &files).expect_err("misnamed");
+        assert!(
+            e.to_string()
+                .contains("MCPS-R002 must live in a file named R002.toml"),
+            "{e}"
+        );
+        let r099 = r002.replace("MCPS-R002", "MCPS-R099");
+        files[1] = ("rules/runtime/R099.toml", &r099);
+        let e = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, &files).expect_err("unknown");
+        assert!(
+            e.to_string()
+                .contains("not one the runtime analysis reports"),
+            "{e}"
+        );
+        let no_title = r002.replace("title = \"reads a sensitive file\"", "title = \" \"");
+        assert_ne!(no_title, r002);
+        files[1] = ("rules/runtime/R002.toml", &no_title);
+        let e = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, &files).expect_err("title");
+        assert!(
+            e.to_string().contains("finding.title must not be empty"),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with("rules/runtime/R002.toml:"), "{e}");
+    }
+
+    #[test]
+    fn sql_signatures_match_database_errors_and_not_plain_syntax_errors() {
+        let r = RuntimeRules::builtin();
+        for (text, engine) in [
+            ("query failed: unrecognized token: \"' --\"", "sqlite"),
+            ("OperationalError: near \"OR\": syntax error", "sqlite"),
+            ("sqlite3.OperationalError: incomplete input", "sqlite"),
+            ("ERROR:  syntax error at or near \"1\"", "postgresql"),
+            (
+                "unterminated quoted string at or near \"' --\"",
+                "postgresql",
+            ),
+            (
+                "You have an error in your SQL syntax; check the manual",
+                "mysql",
+            ),
+            ("SQLSTATE[42000]: Syntax error or access violation", "pdo"),
+            (
+                "[Microsoft][ODBC SQL Server Driver] Unclosed quotation mark after the character string",
+                "sqlserver",
+            ),
+            ("ORA-01756: quoted string not properly terminated", "oracle"),
+        ] {
+            let hit = r.sql_error(text).map(|(s, _)| s.engine.as_str());
+            assert_eq!(hit, Some(engine), "{text}");
+        }
+        for benign in [
+            "syntax error at line 1: expected '='",
+            "SyntaxError: invalid syntax",
+            "no user named ' OR '1'='1' --",
+        ] {
+            assert!(r.sql_error(benign).is_none(), "{benign}");
+        }
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc); uid/gid maps; lo up, sink address,
-//!                    │   default route on lo, nftables DNAT (via `ip` / `nft`); sink sockets sent
-//!                    │   back over a socketpair; unshare(pid)
+//!                    │   default route on lo, nftables DNAT (via `ip` / `nft`), the same for IPv6
+//!                    │   when the kernel allows (optional); sink sockets sent back over a
+//!                    │   socketpair; unshare(pid)
 //!                    └─fork──► C2 = PID 1 of the new PID namespace: fresh /proc, tmpfs over /home
 //!                              and /root, fresh HOME with canaries, scratch /tmp, everything else
 //!                              read-only, a nested user+mount namespace that locks those mounts,
@@ -32,6 +33,9 @@ use std::time::{Duration, Instant};
 const KEEP_FD_BASE: c_int = 100;
 const KEEP_FD_COUNT: usize = 50;
 
+/// Host directories replaced by an empty private tmpfs in the sandbox.
+const PRIVATE_TMPFS: [&str; 3] = ["/var/tmp", "/dev/shm", "/run/user"];
+
 /// HOME inside the sandbox.
 pub const SANDBOX_HOME: &str = "/home/sandbox";
 /// Working directory (scratch workspace) inside the sandbox.
@@ -39,6 +43,12 @@ pub const SANDBOX_WORK: &str = "/home/sandbox/workspace";
 /// Address on `lo` where the sinks listen; every outbound packet is DNATed here.
 pub const SINK_ADDR: [u8; 4] = [10, 255, 255, 1];
 pub const SINK_ADDR_STR: &str = "10.255.255.1";
+/// IPv6 address on `lo` for the v6 sinks (a ULA; "mcps" in hex). Like the v4 sink address it
+/// keeps `::1` free for the server's own loopback services.
+pub const SINK6_ADDR: [u8; 16] = [
+    0xfd, 0x00, 0x6d, 0x63, 0x70, 0x73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+];
+pub const SINK6_ADDR_STR: &str = "fd00:6d63:7073::1";
 /// Port of the TCP and UDP catch-all sinks.
 pub const SINK_PORT: u16 = 9;
 pub const DNS_PORT: u16 = 53;
@@ -96,6 +106,8 @@ pub struct SandboxSpec {
     pub home_files: Vec<(String, String)>,
     /// Files to create in the workspace (relative path, content).
     pub work_files: Vec<(String, String)>,
+    /// Catch IPv6 too. Off turns IPv6 off inside the namespace, as on a host without it.
+    pub ipv6: bool,
 }
 
 /// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
@@ -149,9 +161,20 @@ impl Drop for RunDir {
     }
 }
 
-/// The three sink sockets, created inside the sandbox's network namespace.
+/// The sink sockets, created inside the sandbox's network namespace.
 #[derive(Debug)]
 pub struct SinkSockets {
+    pub tcp: OwnedFd,
+    pub udp: OwnedFd,
+    pub dns: OwnedFd,
+    /// The same three on [`SINK6_ADDR`]; `None` when IPv6 could not be set up in the namespace
+    /// (kernel without IPv6, `disable_ipv6`), so v6 egress is only seen by the tracer.
+    pub v6: Option<SinkSockets6>,
+}
+
+/// The IPv6 sinks (TCP and UDP catch-all, DNS).
+#[derive(Debug)]
+pub struct SinkSockets6 {
     pub tcp: OwnedFd,
     pub udp: OwnedFd,
     pub dns: OwnedFd,
@@ -164,6 +187,8 @@ pub struct Sandbox {
     pub stderr: Option<OwnedFd>,
     pub trace: Option<OwnedFd>,
     pub sinks: Option<SinkSockets>,
+    /// How the sandbox's file system maps onto the host, for resolving paths in the trace.
+    pub view: crate::paths::View,
     c1: Pid,
     status: Option<i32>,
 }
@@ -317,7 +342,10 @@ struct Prepared {
     // C1
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
-    net_cmds: Vec<(CString, Vec<CString>)>,
+    /// (program, argv, part of the optional IPv6 setup).
+    net_cmds: Vec<(CString, Vec<CString>, bool)>,
+    /// Set up IPv6; when false it is switched off in the namespace instead.
+    ipv6: bool,
     // C2 mounts
     proc_: CString,
     /// (source, `/proc/self/fd/N` of its O_PATH descriptor, components to create, is a file).
@@ -497,12 +525,19 @@ impl Sandbox {
             "table ip mcpscan {{\n  chain out {{\n    type nat hook output priority -100; policy accept;\n    ip daddr 127.0.0.1 accept\n    ip daddr {SINK_ADDR_STR} accept\n    udp dport 53 dnat to {SINK_ADDR_STR}:{DNS_PORT}\n    meta l4proto tcp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n    meta l4proto udp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n  }}\n}}\n"
         );
         let rules_path = run.root.join("nft.rules");
-        std::fs::write(&rules_path, rules).map_err(|e| {
-            SandboxError::new(
-                format!("cannot write nft rules: {e}"),
-                "check that the temp directory is writable",
-            )
-        })?;
+        // IPv6 has its own table and file: a kernel without ip6 nat still gets the v4 catch-all.
+        let rules6 = format!(
+            "table ip6 mcpscan6 {{\n  chain out {{\n    type nat hook output priority -100; policy accept;\n    ip6 daddr ::1 accept\n    ip6 daddr {SINK6_ADDR_STR} accept\n    udp dport 53 dnat to [{SINK6_ADDR_STR}]:{DNS_PORT}\n    meta l4proto tcp dnat to [{SINK6_ADDR_STR}]:{SINK_PORT}\n    meta l4proto udp dnat to [{SINK6_ADDR_STR}]:{SINK_PORT}\n  }}\n}}\n"
+        );
+        let rules6_path = run.root.join("nft6.rules");
+        for (path, text) in [(&rules_path, rules), (&rules6_path, rules6)] {
+            std::fs::write(path, text).map_err(|e| {
+                SandboxError::new(
+                    format!("cannot write nft rules: {e}"),
+                    "check that the temp directory is writable",
+                )
+            })?;
+        }
 
         let argv_strings: Vec<String> = match &spec.tracer {
             Some(t) => {
@@ -531,6 +566,12 @@ impl Sandbox {
         let mut keep_roots = masked.clone();
         keep_roots.push(PathBuf::from("/tmp"));
         let keeps = keep_paths(&full_cmd, &path_var, &keep_roots);
+        let view = crate::paths::sandbox_view(
+            (SANDBOX_HOME, &run.home),
+            &run.tmp,
+            &[masked.clone(), PRIVATE_TMPFS.map(PathBuf::from).to_vec()].concat(),
+            &keeps[..keeps.len().min(KEEP_FD_COUNT)],
+        );
         let mut keep = Vec::new();
         for (i, k) in keeps.iter().take(KEEP_FD_COUNT).enumerate() {
             // Every component between the hidden root and the kept path is created in the sandbox.
@@ -554,20 +595,45 @@ impl Sandbox {
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let mut net_cmds = Vec::new();
         let ipc = cpath(&ip)?;
-        for args in [
-            vec!["ip", "link", "set", "lo", "up"],
-            vec!["ip", "addr", "add", "10.255.255.1/32", "dev", "lo"],
-            vec!["ip", "route", "add", "default", "dev", "lo"],
-        ] {
+        let nftc = cpath(&nft)?;
+        let sink = format!("{SINK_ADDR_STR}/32");
+        let sink6 = format!("{SINK6_ADDR_STR}/128");
+        let rules_arg = rules_path.to_string_lossy().into_owned();
+        let rules6_arg = rules6_path.to_string_lossy().into_owned();
+        // The v6 steps (last, `true`) are optional: when one fails the rest are skipped and the
+        // scan goes on with IPv4 sinks only (v6 connects still show in the trace).
+        let steps: [(&CString, Vec<&str>, bool); 7] = [
+            (&ipc, vec!["ip", "link", "set", "lo", "up"], false),
+            (&ipc, vec!["ip", "addr", "add", &sink, "dev", "lo"], false),
+            (
+                &ipc,
+                vec!["ip", "route", "add", "default", "dev", "lo"],
+                false,
+            ),
+            (&nftc, vec!["nft", "-f", &rules_arg], false),
+            // `nodad`: usable at once, no duplicate address detection on a lone loopback.
+            (
+                &ipc,
+                vec!["ip", "-6", "addr", "add", &sink6, "dev", "lo", "nodad"],
+                true,
+            ),
+            (
+                &ipc,
+                vec!["ip", "-6", "route", "add", "default", "dev", "lo"],
+                true,
+            ),
+            (&nftc, vec!["nft", "-f", &rules6_arg], true),
+        ];
+        for (exe, args, optional) in steps {
+            if optional && !spec.ipv6 {
+                continue;
+            }
             net_cmds.push((
-                ipc.clone(),
+                exe.clone(),
                 args.iter().map(|a| cstr(a)).collect::<Result<_, _>>()?,
+                optional,
             ));
         }
-        net_cmds.push((
-            cpath(&nft)?,
-            vec![cstr("nft")?, cstr("-f")?, cpath(&rules_path)?],
-        ));
         let envp: Vec<CString> = spec
             .env
             .iter()
@@ -577,6 +643,7 @@ impl Sandbox {
             uid_map: format!("0 {uid} 1\n").into_bytes(),
             gid_map: format!("0 {gid} 1\n").into_bytes(),
             net_cmds,
+            ipv6: spec.ipv6,
             proc_: cstr("/proc")?,
             keep,
             masked: masked.iter().map(|m| cpath(m)).collect::<Result<_, _>>()?,
@@ -584,7 +651,7 @@ impl Sandbox {
             home_src: cpath(&run.home)?,
             tmp_src: cpath(&run.tmp)?,
             tmp_dst: cstr("/tmp")?,
-            extra_tmpfs: ["/var/tmp", "/dev/shm", "/run/user"]
+            extra_tmpfs: PRIVATE_TMPFS
                 .iter()
                 .filter(|p| Path::new(p).is_dir())
                 .map(|p| cstr(p))
@@ -614,7 +681,8 @@ impl Sandbox {
         };
         let argv_p = ptrs(&prep.argv);
         let envp_p = ptrs(&prep.envp);
-        let net_p: Vec<Vec<*const c_char>> = prep.net_cmds.iter().map(|(_, a)| ptrs(a)).collect();
+        let net_p: Vec<Vec<*const c_char>> =
+            prep.net_cmds.iter().map(|(_, a, _)| ptrs(a)).collect();
         let empty_env: [*const c_char; 1] = [std::ptr::null()];
 
         // Pipes and the status socketpair.
@@ -671,6 +739,7 @@ impl Sandbox {
             stderr: Some(err_r),
             trace: spec.tracer.as_ref().map(|_| tr_r),
             sinks: None,
+            view,
             c1,
             status: None,
         };
@@ -756,7 +825,7 @@ impl Drop for Sandbox {
 fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
     let mut buf = [0u8; 16];
-    let mut cmsg = nix::cmsg_space!([RawFd; 3]);
+    let mut cmsg = nix::cmsg_space!([RawFd; 6]);
     let mut iov = [std::io::IoSliceMut::new(&mut buf)];
     let msg = loop {
         match recvmsg::<()>(
@@ -789,10 +858,16 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
         return Ok(None);
     }
     match buf[0] {
-        b'K' if fds.len() == 3 => {
+        b'K' if fds.len() == 3 || fds.len() == 6 => {
             let mut it = fds.into_iter();
             match (it.next(), it.next(), it.next()) {
-                (Some(tcp), Some(udp), Some(dns)) => Ok(Some(SinkSockets { tcp, udp, dns })),
+                (Some(tcp), Some(udp), Some(dns)) => {
+                    let v6 = match (it.next(), it.next(), it.next()) {
+                        (Some(tcp), Some(udp), Some(dns)) => Some(SinkSockets6 { tcp, udp, dns }),
+                        _ => None,
+                    };
+                    Ok(Some(SinkSockets { tcp, udp, dns, v6 }))
+                }
                 _ => Err(SandboxError::new(
                     "sandbox sent incomplete sink sockets",
                     "re-run",
@@ -873,7 +948,17 @@ fn c1_main(
         if libc::sethostname(p.hostname.as_ptr().cast(), p.hostname.len()) != 0 {
             child_fail(status_fd, 4, errno());
         }
-        for (i, (exe, _)) in p.net_cmds.iter().enumerate() {
+        if !p.ipv6 {
+            // As on a host without IPv6: no ::1, v6 sockets cannot connect anywhere. Best effort;
+            // a kernel without IPv6 has no such files and needs nothing.
+            write_file(b"/proc/sys/net/ipv6/conf/all/disable_ipv6\0", b"1");
+            write_file(b"/proc/sys/net/ipv6/conf/default/disable_ipv6\0", b"1");
+        }
+        let mut v6_ok = p.ipv6;
+        for (i, (exe, _, optional)) in p.net_cmds.iter().enumerate() {
+            if *optional && !v6_ok {
+                continue;
+            }
             let pid = libc::fork();
             if pid < 0 {
                 child_fail(status_fd, 5, errno());
@@ -895,6 +980,10 @@ fn c1_main(
                 }
             }
             if !libc::WIFEXITED(st) || libc::WEXITSTATUS(st) != 0 {
+                if *optional {
+                    v6_ok = false;
+                    continue;
+                }
                 child_fail(status_fd, 5, libc::EPERM);
             }
         }
@@ -940,8 +1029,62 @@ fn c1_main(
         if tcp < 0 || udp < 0 || dns < 0 {
             child_fail(status_fd, 6, errno());
         }
+        let mk6 = |ty: c_int, port: u16| -> c_int {
+            let fd = libc::socket(libc::AF_INET6, ty | libc::SOCK_CLOEXEC, 0);
+            if fd < 0 {
+                return -1;
+            }
+            let one: c_int = 1;
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&one as *const c_int).cast(),
+                std::mem::size_of::<c_int>() as libc::socklen_t,
+            );
+            libc::setsockopt(
+                fd,
+                libc::IPPROTO_IPV6,
+                libc::IPV6_V6ONLY,
+                (&one as *const c_int).cast(),
+                std::mem::size_of::<c_int>() as libc::socklen_t,
+            );
+            let mut a: libc::sockaddr_in6 = std::mem::zeroed();
+            a.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+            a.sin6_port = port.to_be();
+            a.sin6_addr.s6_addr = SINK6_ADDR;
+            if libc::bind(
+                fd,
+                (&a as *const libc::sockaddr_in6).cast(),
+                std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+            ) != 0
+                || (ty == libc::SOCK_STREAM && libc::listen(fd, 128) != 0)
+            {
+                libc::close(fd);
+                return -1;
+            }
+            fd
+        };
+        // Three descriptors for IPv4, six when the v6 sinks exist too.
+        let mut sfds = [tcp, udp, dns, -1, -1, -1];
+        let mut nfds = 3;
+        if v6_ok {
+            let v6 = [
+                mk6(libc::SOCK_STREAM, SINK_PORT),
+                mk6(libc::SOCK_DGRAM, SINK_PORT),
+                mk6(libc::SOCK_DGRAM, DNS_PORT),
+            ];
+            if v6.iter().all(|fd| *fd >= 0) {
+                sfds[3..].copy_from_slice(&v6);
+                nfds = 6;
+            } else {
+                for fd in v6.into_iter().filter(|fd| *fd >= 0) {
+                    libc::close(fd);
+                }
+            }
+        }
+        let sfds = &sfds[..nfds];
         // Send them with SCM_RIGHTS (stack buffers only).
-        let sfds = [tcp, udp, dns];
         let mut data = [b'K'];
         let mut iov = libc::iovec {
             iov_base: data.as_mut_ptr().cast(),
@@ -950,7 +1093,7 @@ fn c1_main(
         #[repr(C, align(8))]
         struct CmsgBuf([u8; 64]);
         let mut cbuf = CmsgBuf([0; 64]);
-        let fd_bytes = std::mem::size_of_val(&sfds) as u32;
+        let fd_bytes = std::mem::size_of_val(sfds) as u32;
         let space = libc::CMSG_SPACE(fd_bytes) as usize;
         let mut msg: libc::msghdr = std::mem::zeroed();
         msg.msg_iov = &mut iov;
@@ -972,9 +1115,9 @@ fn c1_main(
         if libc::sendmsg(status_fd, &msg, 0) < 0 {
             child_fail(status_fd, 7, errno());
         }
-        libc::close(tcp);
-        libc::close(udp);
-        libc::close(dns);
+        for fd in sfds {
+            libc::close(*fd);
+        }
         if libc::unshare(libc::CLONE_NEWPID) != 0 {
             child_fail(status_fd, 8, errno());
         }

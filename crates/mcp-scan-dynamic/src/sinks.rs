@@ -1,14 +1,18 @@
 //! Network sinks inside the sandbox's network namespace: a TCP catch-all (original destination
-//! from `SO_ORIGINAL_DST`, HTTP request parsing, TLS SNI), a UDP catch-all and a DNS server that
-//! answers every A query with a unique address from 11.0.0.0/8, so the follow-up connection
-//! names the host it was meant for. Nothing here ever talks to a real network: the sockets were
-//! created inside a namespace with only `lo`.
+//! from `SO_ORIGINAL_DST` / `IP6T_SO_ORIGINAL_DST`, HTTP request parsing, TLS SNI), a UDP
+//! catch-all and a DNS server that answers every A query with a unique address from 11.0.0.0/8
+//! and every AAAA query with one from 2d00:6d63:7073::/48, so the follow-up connection names the
+//! host it was meant for. Each runs on IPv4 and, when the namespace has it, on IPv6. Nothing here
+//! ever talks to a real network: the sockets were created inside a namespace with only `lo`.
 
 use crate::sandbox::SinkSockets;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream, UdpSocket};
+use std::net::{
+    IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6, TcpListener, TcpStream,
+    UdpSocket,
+};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,6 +21,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// First address handed out by the DNS sink (11.0.0.1, 11.0.0.2, ...).
 const FAKE_DNS_BASE: u32 = 0x0B00_0000;
+/// Base of the AAAA answers (2d00:6d63:7073::1, ::2, ...): 2d00::/8 is reserved by IANA and never
+/// routed, yet public-looking (not private, not documentation), like 11.0.0.0/8 for A.
+const FAKE_DNS6_BASE: u128 = 0x2d00_6d63_7073_u128 << 80;
+
+/// Said in the report when the namespace has no IPv6.
+pub const IPV6_UNAVAILABLE: &str = "IPv6 could not be set up in the sandbox (the kernel has no IPv6 or it is disabled): IPv6 egress is only seen by the tracer, its payloads are not captured";
 
 /// Bytes kept per captured connection or datagram.
 const MAX_CAPTURE: usize = 256 * 1024;
@@ -79,15 +89,45 @@ impl Capture {
 #[derive(Default)]
 struct Shared {
     captures: Mutex<Vec<Capture>>,
-    /// Fake address → name it was handed out for.
-    dns: Mutex<HashMap<Ipv4Addr, String>>,
+    dns: Mutex<FakeDns>,
     stop: AtomicBool,
+}
+
+/// The names the DNS sinks answered: name n gets 11.0.0.n and 2d00:6d63:7073::n.
+#[derive(Default)]
+struct FakeDns {
+    index: HashMap<String, u32>,
+    /// Fake address → name it was handed out for.
+    names: HashMap<IpAddr, String>,
+}
+
+impl FakeDns {
+    /// The fake address of `name` in the family of `qtype` (1 = A, 28 = AAAA).
+    fn answer(&mut self, name: &str, qtype: u16) -> Option<IpAddr> {
+        if qtype != 1 && qtype != 28 {
+            return None;
+        }
+        let next = u32::try_from(self.index.len()).ok()?.checked_add(1)?;
+        // 11.0.0.0/8 has room for 2^24 - 1 names; past that nothing more is answered.
+        if next >= 1 << 24 && !self.index.contains_key(name) {
+            return None;
+        }
+        let n = *self.index.entry(name.to_string()).or_insert(next);
+        let ip = if qtype == 1 {
+            IpAddr::V4(Ipv4Addr::from(FAKE_DNS_BASE + n))
+        } else {
+            IpAddr::V6(Ipv6Addr::from(FAKE_DNS6_BASE + u128::from(n)))
+        };
+        self.names.insert(ip, name.to_string());
+        Some(ip)
+    }
 }
 
 /// The running sinks.
 pub struct Sinks {
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
+    ipv6: bool,
 }
 
 fn now() -> f64 {
@@ -100,20 +140,34 @@ fn now() -> f64 {
 impl Sinks {
     pub fn start(sockets: SinkSockets, answer_dns: bool) -> std::io::Result<Sinks> {
         let shared = Arc::new(Shared::default());
-        let tcp = TcpListener::from(sockets.tcp);
-        tcp.set_nonblocking(true)?;
-        let udp = UdpSocket::from(sockets.udp);
-        udp.set_read_timeout(Some(Duration::from_millis(100)))?;
-        let dns = UdpSocket::from(sockets.dns);
-        dns.set_read_timeout(Some(Duration::from_millis(100)))?;
+        let ipv6 = sockets.v6.is_some();
+        let mut sets = vec![(sockets.tcp, sockets.udp, sockets.dns)];
+        sets.extend(sockets.v6.map(|v| (v.tcp, v.udp, v.dns)));
         let mut threads = Vec::new();
-        let s = shared.clone();
-        threads.push(std::thread::spawn(move || tcp_loop(tcp, s)));
-        let s = shared.clone();
-        threads.push(std::thread::spawn(move || udp_loop(udp, s)));
-        let s = shared.clone();
-        threads.push(std::thread::spawn(move || dns_loop(dns, s, answer_dns)));
-        Ok(Sinks { shared, threads })
+        for (tcp, udp, dns) in sets {
+            let tcp = TcpListener::from(tcp);
+            tcp.set_nonblocking(true)?;
+            let udp = UdpSocket::from(udp);
+            udp.set_read_timeout(Some(Duration::from_millis(100)))?;
+            let dns = UdpSocket::from(dns);
+            dns.set_read_timeout(Some(Duration::from_millis(100)))?;
+            let s = shared.clone();
+            threads.push(std::thread::spawn(move || tcp_loop(tcp, s)));
+            let s = shared.clone();
+            threads.push(std::thread::spawn(move || udp_loop(udp, s)));
+            let s = shared.clone();
+            threads.push(std::thread::spawn(move || dns_loop(dns, s, answer_dns)));
+        }
+        Ok(Sinks {
+            shared,
+            threads,
+            ipv6,
+        })
+    }
+
+    /// Whether IPv6 traffic is caught too (else only the tracer sees it; see [`IPV6_UNAVAILABLE`]).
+    pub fn ipv6(&self) -> bool {
+        self.ipv6
     }
 
     /// Captures so far.
@@ -151,34 +205,53 @@ fn push(shared: &Shared, c: Capture) {
     }
 }
 
-fn original_dst(stream: &TcpStream) -> Option<(Ipv4Addr, u16)> {
-    let mut addr: libc::sockaddr_in = unsafe_zeroed();
-    let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+/// The destination a NATed connection was meant for: `SO_ORIGINAL_DST` (SOL_IP) on IPv4,
+/// `IP6T_SO_ORIGINAL_DST` (SOL_IPV6, same number 80) on IPv6. `None` when it was not NATed.
+fn original_dst(stream: &TcpStream) -> Option<SocketAddr> {
     const SO_ORIGINAL_DST: libc::c_int = 80;
-    // SAFETY: getsockopt writes at most `len` bytes into `addr`.
+    let level = match stream.local_addr().ok()? {
+        SocketAddr::V4(_) => libc::SOL_IP,
+        SocketAddr::V6(_) => libc::SOL_IPV6,
+    };
+    // Room for a sockaddr_in6 (28 bytes), the larger of the two.
+    let mut buf = [0u8; 32];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `buf`.
     let r = unsafe {
         libc::getsockopt(
             stream.as_raw_fd(),
-            libc::SOL_IP,
+            level,
             SO_ORIGINAL_DST,
-            (&mut addr as *mut libc::sockaddr_in).cast(),
+            buf.as_mut_ptr().cast(),
             &mut len,
         )
     };
-    (r == 0).then(|| {
-        (
-            Ipv4Addr::from(u32::from_be(addr.sin_addr.s_addr)),
-            u16::from_be(addr.sin_port),
-        )
-    })
+    if r != 0 {
+        return None;
+    }
+    parse_sockaddr(buf.get(..usize::try_from(len).ok()?)?)
 }
 
-fn unsafe_zeroed() -> libc::sockaddr_in {
-    libc::sockaddr_in {
-        sin_family: 0,
-        sin_port: 0,
-        sin_addr: libc::in_addr { s_addr: 0 },
-        sin_zero: [0; 8],
+/// Decodes a `sockaddr_in` or `sockaddr_in6` as the kernel writes it (family in host order,
+/// port and address in network order).
+fn parse_sockaddr(b: &[u8]) -> Option<SocketAddr> {
+    let family = i32::from(u16::from_ne_bytes([*b.first()?, *b.get(1)?]));
+    let port = u16::from_be_bytes([*b.get(2)?, *b.get(3)?]);
+    if family == libc::AF_INET {
+        let ip: [u8; 4] = b.get(4..8)?.try_into().ok()?;
+        Some(SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(ip), port)))
+    } else if family == libc::AF_INET6 {
+        let flow = u32::from_be_bytes(b.get(4..8)?.try_into().ok()?);
+        let ip: [u8; 16] = b.get(8..24)?.try_into().ok()?;
+        let scope = u32::from_ne_bytes(b.get(24..28)?.try_into().ok()?);
+        Some(SocketAddr::V6(SocketAddrV6::new(
+            Ipv6Addr::from(ip),
+            port,
+            flow,
+            scope,
+        )))
+    } else {
+        None
     }
 }
 
@@ -207,7 +280,13 @@ fn handle_tcp(mut stream: TcpStream, shared: Arc<Shared>) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(Duration::from_millis(1500)));
     let dst = original_dst(&stream);
-    let host = dst.and_then(|(ip, _)| shared.dns.lock().ok().and_then(|m| m.get(&ip).cloned()));
+    let host = dst.and_then(|d| {
+        shared
+            .dns
+            .lock()
+            .ok()
+            .and_then(|m| m.names.get(&d.ip()).cloned())
+    });
     let mut data = Vec::new();
     let mut buf = [0u8; 16384];
     loop {
@@ -232,7 +311,8 @@ fn handle_tcp(mut stream: TcpStream, shared: Arc<Shared>) {
     let mut c = Capture {
         ts,
         protocol: "tcp".into(),
-        destination: dst.map(|(ip, port)| format!("{ip}:{port}")),
+        // `1.2.3.4:80`, `[2001:db8::10]:8080`.
+        destination: dst.map(|d| SocketAddr::new(d.ip(), d.port()).to_string()),
         host,
         sni: None,
         http_request: None,
@@ -281,7 +361,6 @@ fn udp_loop(sock: UdpSocket, shared: Arc<Shared>) {
 
 fn dns_loop(sock: UdpSocket, shared: Arc<Shared>, answer: bool) {
     let mut buf = [0u8; 4096];
-    let mut next: u32 = 1;
     while !shared.stop.load(Ordering::SeqCst) {
         let Ok((n, from)) = sock.recv_from(&mut buf) else {
             continue;
@@ -289,21 +368,13 @@ fn dns_loop(sock: UdpSocket, shared: Arc<Shared>, answer: bool) {
         let Some(q) = parse_dns_query(&buf[..n]) else {
             continue;
         };
-        let ip = if answer && q.qtype == 1 {
-            let mut map = match shared.dns.lock() {
-                Ok(m) => m,
+        // Public-looking ranges: servers that refuse private addresses (SSRF guards, sandbox
+        // checks) still connect, and the connection still ends at the sink.
+        let ip = if answer {
+            match shared.dns.lock() {
+                Ok(mut d) => d.answer(&q.name, q.qtype),
                 Err(_) => continue,
-            };
-            let existing = map.iter().find(|(_, v)| **v == q.name).map(|(k, _)| *k);
-            let ip = existing.unwrap_or_else(|| {
-                // A public-looking range: servers that refuse private addresses (SSRF guards,
-                // sandbox checks) still connect, and the connection still ends at the sink.
-                let ip = Ipv4Addr::from(FAKE_DNS_BASE + next);
-                next += 1;
-                map.insert(ip, q.name.clone());
-                ip
-            });
-            Some(ip)
+            }
         } else {
             None
         };
@@ -455,7 +526,7 @@ pub fn parse_dns_query(data: &[u8]) -> Option<DnsQuery> {
     })
 }
 
-fn dns_reply(query: &[u8], q: &DnsQuery, ip: Option<Ipv4Addr>, answer: bool) -> Vec<u8> {
+fn dns_reply(query: &[u8], q: &DnsQuery, ip: Option<IpAddr>, answer: bool) -> Vec<u8> {
     let mut r = Vec::with_capacity(q.end + 16);
     r.extend_from_slice(&query[..2]); // id
     let rcode: u8 = if answer { 0 } else { 3 };
@@ -464,9 +535,17 @@ fn dns_reply(query: &[u8], q: &DnsQuery, ip: Option<Ipv4Addr>, answer: bool) -> 
     r.extend_from_slice(&[0, u8::from(ip.is_some())]); // ancount
     r.extend_from_slice(&[0, 0, 0, 0]);
     r.extend_from_slice(query.get(12..q.end).unwrap_or_default());
-    if let Some(ip) = ip {
-        r.extend_from_slice(&[0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]);
-        r.extend_from_slice(&ip.octets());
+    // Name pointer to the question, type, class IN, TTL 60, then the address.
+    match ip {
+        Some(IpAddr::V4(ip)) => {
+            r.extend_from_slice(&[0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]);
+            r.extend_from_slice(&ip.octets());
+        }
+        Some(IpAddr::V6(ip)) => {
+            r.extend_from_slice(&[0xc0, 0x0c, 0, 28, 0, 1, 0, 0, 0, 60, 0, 16]);
+            r.extend_from_slice(&ip.octets());
+        }
+        None => {}
     }
     r
 }
@@ -542,12 +621,85 @@ mod tests {
         let p = parse_dns_query(&q).expect("query");
         assert_eq!(p.name, "abc123.exfil.example");
         assert_eq!(p.qtype, 1);
-        let r = dns_reply(&q, &p, Some(Ipv4Addr::new(198, 18, 0, 7)), true);
+        let r = dns_reply(&q, &p, Some(IpAddr::V4(Ipv4Addr::new(198, 18, 0, 7))), true);
         assert_eq!(&r[..2], &[0x12, 0x34]);
         assert_eq!(r[7], 1, "one answer");
         assert_eq!(&r[r.len() - 4..], &[198, 18, 0, 7]);
         let nx = dns_reply(&q, &p, None, false);
         assert_eq!(nx[3] & 0x0f, 3, "NXDOMAIN when DNS answers are off");
         assert!(parse_dns_query(&q[..15]).is_none());
+    }
+
+    /// A sockaddr_in6 laid out as the kernel fills it for IP6T_SO_ORIGINAL_DST.
+    fn kernel_sockaddr_in6(ip: Ipv6Addr, port: u16) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(&(libc::AF_INET6 as u16).to_ne_bytes());
+        b.extend_from_slice(&port.to_be_bytes());
+        b.extend_from_slice(&0u32.to_be_bytes()); // flow info
+        b.extend_from_slice(&ip.octets());
+        b.extend_from_slice(&0u32.to_ne_bytes()); // scope id
+        b
+    }
+
+    #[test]
+    fn ipv6_original_destination_is_decoded_and_shown_bracketed() {
+        let ip: Ipv6Addr = "2001:db8::10".parse().expect("ip");
+        let raw = kernel_sockaddr_in6(ip, 8080);
+        assert_eq!(raw.len(), std::mem::size_of::<libc::sockaddr_in6>());
+        let dst = parse_sockaddr(&raw).expect("v6 destination");
+        assert_eq!(dst.ip(), IpAddr::V6(ip));
+        assert_eq!(dst.port(), 8080);
+        assert_eq!(dst.to_string(), "[2001:db8::10]:8080");
+        // Cut short (the kernel wrote less than a sockaddr_in6): no address, no panic.
+        for cut in 0..24 {
+            assert_eq!(parse_sockaddr(&raw[..cut]), None, "cut at {cut}");
+        }
+        // Twin: a sockaddr_in still decodes as IPv4, and an unknown family is refused.
+        let mut v4 = (libc::AF_INET as u16).to_ne_bytes().to_vec();
+        v4.extend_from_slice(&80u16.to_be_bytes());
+        v4.extend_from_slice(&[93, 184, 216, 34]);
+        v4.extend_from_slice(&[0; 8]);
+        assert_eq!(
+            parse_sockaddr(&v4).map(|d| d.to_string()).as_deref(),
+            Some("93.184.216.34:80")
+        );
+        let mut unix = raw.clone();
+        unix[..2].copy_from_slice(&(libc::AF_UNIX as u16).to_ne_bytes());
+        assert_eq!(parse_sockaddr(&unix), None);
+    }
+
+    #[test]
+    fn dns_answers_aaaa_with_a_fake_v6_address_of_the_same_name() {
+        let mut q = vec![0xab, 0xcd, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+        for l in ["v6only", "example"] {
+            q.push(l.len() as u8);
+            q.extend_from_slice(l.as_bytes());
+        }
+        q.extend_from_slice(&[0, 0, 28, 0, 1]);
+        let p = parse_dns_query(&q).expect("query");
+        assert_eq!(p.qtype, 28);
+        let mut dns = FakeDns::default();
+        let v4 = dns.answer("other.example", 1).expect("A");
+        let v6 = dns.answer(&p.name, 28).expect("AAAA");
+        assert_eq!(v4, IpAddr::V4(Ipv4Addr::new(11, 0, 0, 1)));
+        assert_eq!(v6.to_string(), "2d00:6d63:7073::2");
+        assert_eq!(
+            dns.answer(&p.name, 1).map(|a| a.to_string()).as_deref(),
+            Some("11.0.0.2")
+        );
+        assert_eq!(
+            dns.names.get(&v6).map(String::as_str),
+            Some("v6only.example")
+        );
+        // Other record types get no answer.
+        assert_eq!(dns.answer(&p.name, 16), None);
+        let r = dns_reply(&q, &p, Some(v6), true);
+        assert_eq!(r[7], 1, "one answer");
+        assert_eq!(&r[r.len() - 18..r.len() - 16], &[0, 16], "rdlength 16");
+        let IpAddr::V6(v6) = v6 else {
+            panic!("AAAA answered with {v6}")
+        };
+        assert_eq!(&r[r.len() - 16..], &v6.octets());
+        assert_eq!(&r[q.len() + 2..q.len() + 4], &[0, 28], "answer type AAAA");
     }
 }

@@ -73,6 +73,10 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "symlinkat",
     "readlink",
     "readlinkat",
+    "link",
+    "linkat",
+    "chdir",
+    "fchdir",
     "socket",
     "connect",
     "bind",
@@ -88,7 +92,7 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "exit_group",
 ];
 
-/// strace with `-f --seccomp-bpf -ttt -y`.
+/// strace with `-f --seccomp-bpf -ttt`.
 #[derive(Debug, Clone)]
 pub struct Strace {
     pub program: String,
@@ -112,9 +116,8 @@ impl Tracer for Strace {
             "-f".into(),
             "--seccomp-bpf".into(),
             "-ttt".into(),
-            // Paths of descriptors (symlinks resolved by the kernel); -yy's socket details cost
-            // about half again per traced call and the sinks see the destinations anyway.
-            "-y".into(),
+            // No `-y`: decoding descriptors costs two procfs lookups per traced open while the
+            // server waits; paths are resolved afterwards from the trace (crate::paths).
             "-qq".into(),
             "-s".into(),
             self.string_limit.to_string(),

@@ -2,8 +2,9 @@
 //! network namespace, so nothing it sends can leave), strace, the MCP client, and checks the
 //! report against the fixture's `expected.toml`.
 
-use mcp_scan_core::{ExitKind, FailOn, Report, Severity, ToolStatus};
-use mcp_scan_dynamic::{DynamicOptions, scan};
+use mcp_scan_core::{Confidence, Evidence, ExitKind, FailOn, Report, Severity, ToolStatus};
+use mcp_scan_dynamic::sinks::IPV6_UNAVAILABLE;
+use mcp_scan_dynamic::{DynamicOptions, DynamicOutcome, scan};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,6 +31,8 @@ struct ExpectedFinding {
     entity: String,
     rule: String,
     severity: Severity,
+    /// When given, the finding's confidence must be this.
+    confidence: Option<Confidence>,
     observation: String,
 }
 
@@ -79,8 +82,8 @@ fn describe(r: &Report) -> String {
         ));
         for f in &e.findings {
             s.push_str(&format!(
-                "    {} {} {}\n",
-                f.severity, f.rule_id, f.observation
+                "    {} {} ({}) {}\n",
+                f.severity, f.rule_id, f.confidence, f.observation
             ));
         }
     }
@@ -90,7 +93,7 @@ fn describe(r: &Report) -> String {
     s
 }
 
-fn run_fixture(name: &str, interpreter: &str) {
+fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     let dir = repo().join("fixtures/runtime").join(name);
     let text = std::fs::read_to_string(dir.join("expected.toml")).expect("expected.toml");
     let exp: Expected = toml::from_str(&text).expect("valid expected.toml");
@@ -112,8 +115,8 @@ fn run_fixture(name: &str, interpreter: &str) {
         Err(e) => panic!("{name}: scan failed: {e}"),
     };
     let elapsed = started.elapsed().as_secs_f64();
-    let report = outcome.report;
-    let shown = describe(&report);
+    let report = &outcome.report;
+    let shown = describe(report);
     assert_eq!(
         report.exit_kind(FailOn::default()).code(),
         exp.exit,
@@ -148,6 +151,7 @@ fn run_fixture(name: &str, interpreter: &str) {
             report.findings().any(|g| g.target.name == f.entity
                 && g.rule_id == f.rule
                 && g.severity == f.severity
+                && f.confidence.is_none_or(|c| g.confidence == c)
                 && g.observation.contains(&f.observation)
                 && !g.evidence.is_empty()),
             "{name}: missing {} {} on {} with `{}`\n{shown}",
@@ -184,6 +188,7 @@ fn run_fixture(name: &str, interpreter: &str) {
     assert!(left.is_empty(), "{name}: processes left behind: {left:?}");
     assert_eq!(report.scan.command, "dynamic");
     let _ = ExitKind::Clean;
+    outcome
 }
 
 macro_rules! fixture_tests {
@@ -203,6 +208,8 @@ fixture_tests! {
     gh_hosts_read_is_caught => "evade_gh_hosts",
     proc_self_environ_read_is_caught => "evade_proc_environ",
     key_read_through_lib_symlink_is_caught => "evade_symlink_lib",
+    key_read_through_hard_link_or_relative_name_after_chdir_is_caught => "evade_path_tricks",
+    hard_link_and_chdir_inside_the_workspace_are_clean => "honest_path_tricks",
     udp_sendto_without_connect_is_caught => "evade_udp_sendto",
     connect_to_127_0_0_10_is_caught => "evade_loopback_alias",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
@@ -219,6 +226,152 @@ fixture_tests! {
     closed_stdout_ends_incomplete => "hostile_closed_stdout",
     tool_appearing_between_listings_is_caught => "relist_change",
     canary_in_response_dns_file_and_argv_and_writes_are_caught => "channels",
+    sql_probe_reaching_string_built_queries_is_caught => "sqli_server",
+    parameterised_queries_echoing_the_probe_are_clean => "sqli_safe",
+    sql_linter_answering_syntax_errors_for_every_input_is_clean => "sqli_lint",
+    path_traversal_probe_opening_etc_passwd_is_caught => "traversal_server",
+    notes_reader_refusing_paths_outside_the_workspace_is_clean => "traversal_safe",
+    fetcher_refusing_non_public_addresses_has_no_ssrf_finding => "ssrf_safe",
+}
+
+fn mcp2() -> String {
+    python("MCP_SCAN_TEST_PYTHON", ".venv/mcp2/bin/python")
+}
+
+#[test]
+fn ipv6_exfiltration_is_captured_with_destination_request_and_body() {
+    let o = run_fixture("egress_ipv6", &mcp2());
+    let shown = format!("{:#?}", o.captures);
+    let post = o
+        .captures
+        .iter()
+        .find(|c| c.destination.as_deref() == Some("[2001:db8::10]:8080"))
+        .unwrap_or_else(|| panic!("no capture for [2001:db8::10]:8080\n{shown}"));
+    assert_eq!(post.protocol, "tcp");
+    assert_eq!(
+        post.http_request.as_deref(),
+        Some("POST /upload HTTP/1.1"),
+        "{shown}"
+    );
+    assert!(
+        post.body.contains("aws_secret_access_key"),
+        "the credentials file is the body\n{shown}"
+    );
+    // The v6-only client got an AAAA answer, connected to it, and the sink named the host.
+    let named = o
+        .captures
+        .iter()
+        .find(|c| c.protocol == "tcp" && c.host.as_deref() == Some("v6.exfil.example"))
+        .unwrap_or_else(|| panic!("no capture for v6.exfil.example\n{shown}"));
+    assert!(
+        named
+            .destination
+            .as_deref()
+            .is_some_and(|d| d.starts_with("[2d00:6d63:7073::") && d.ends_with("]:80")),
+        "{shown}"
+    );
+    assert!(
+        named
+            .http_request
+            .as_deref()
+            .is_some_and(|r| r.starts_with("GET /b?t=")),
+        "{shown}"
+    );
+    assert!(
+        o.captures.iter().any(|c| c.protocol == "dns"
+            && c.host
+                .as_deref()
+                .is_some_and(|h| h.ends_with(".v6dns.example"))),
+        "the DNS query to a v6 resolver reaches the v6 DNS sink\n{shown}"
+    );
+    let udp = o
+        .captures
+        .iter()
+        .find(|c| c.protocol == "udp")
+        .unwrap_or_else(|| panic!("no UDP capture\n{shown}"));
+    assert!(udp.body.starts_with("beacon:"), "{shown}");
+    assert!(
+        !o.report
+            .diagnostics
+            .iter()
+            .any(|d| d.message == IPV6_UNAVAILABLE),
+        "IPv6 works here, so the report must not say it is missing"
+    );
+}
+
+#[test]
+fn declared_ipv6_fetch_is_info_and_its_get_is_captured() {
+    let o = run_fixture("ipv6_declared", &mcp2());
+    let shown = format!("{:#?}", o.captures);
+    let get = o
+        .captures
+        .iter()
+        .find(|c| c.destination.as_deref() == Some("[2001:db8::20]:80"))
+        .unwrap_or_else(|| panic!("no capture for [2001:db8::20]:80\n{shown}"));
+    assert_eq!(
+        get.http_request.as_deref(),
+        Some("GET /status HTTP/1.1"),
+        "{shown}"
+    );
+    assert!(get.body.is_empty(), "a GET without a body\n{shown}");
+}
+
+#[test]
+fn without_ipv6_in_the_sandbox_v6_egress_is_traced_and_the_gap_is_reported() {
+    let dir = repo().join("fixtures/runtime/egress_ipv6");
+    let mut opts = DynamicOptions::new(vec![
+        mcp2(),
+        dir.join("server.py").to_string_lossy().into_owned(),
+    ]);
+    opts.startup_timeout = Duration::from_secs(40);
+    opts.pin_dir = None;
+    opts.probes = false;
+    opts.calls = 1;
+    opts.ipv6 = false;
+    let o = scan(&opts).expect("scan");
+    let shown = describe(&o.report);
+    assert!(
+        o.report
+            .diagnostics
+            .iter()
+            .any(|d| d.message == IPV6_UNAVAILABLE),
+        "the report must say IPv6 payloads are not captured\n{shown}"
+    );
+    // The tracer still sees the connect: undeclared egress, the v6 connect as its evidence.
+    let egress = o
+        .report
+        .findings()
+        .find(|f| {
+            f.target.name == "count_words"
+                && f.rule_id == "MCPS-R003"
+                && f.severity == Severity::High
+        })
+        .unwrap_or_else(|| panic!("no HIGH egress finding\n{shown}"));
+    assert!(
+        egress.evidence.iter().any(|e| matches!(
+            e,
+            Evidence::Syscall { line, .. }
+                if line.contains(" connect(")
+                    && line.contains("inet_pton(AF_INET6, \"2001:db8::10\"")
+        )),
+        "the v6 connect is evidence: {:#?}",
+        egress.evidence
+    );
+    assert!(
+        o.captures
+            .iter()
+            .all(|c| !c.destination.as_deref().is_some_and(|d| d.starts_with('['))),
+        "nothing can be captured over IPv6 here: {:#?}",
+        o.captures
+    );
+}
+
+#[test]
+fn sql_probe_under_mcp1_is_judged_the_same() {
+    run_fixture(
+        "sqli_server",
+        &python("MCP_SCAN_TEST_PYTHON_MCP1", ".venv/mcp1/bin/python"),
+    );
 }
 
 #[test]
@@ -308,7 +461,7 @@ fn rug_pull_between_runs_is_reported_until_accepted() {
         opts.calls = 1;
         scan(&opts).expect("scan").report
     };
-    let pinned = |r: &Report| r.findings().filter(|f| f.rule_id == "MCP-R013").count();
+    let pinned = |r: &Report| r.findings().filter(|f| f.rule_id == "MCPS-R013").count();
     write("Add two numbers.");
     let first = run(false);
     assert_eq!(pinned(&first), 0, "first run pins");
@@ -334,4 +487,51 @@ fn rug_pull_between_runs_is_reported_until_accepted() {
     }
     assert_eq!(pinned(&run(true)), 0, "accepted");
     assert_eq!(pinned(&run(false)), 0, "stays accepted");
+}
+
+#[test]
+fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress() {
+    let o = run_fixture("ssrf_server", &mcp2());
+    let shown = describe(&o.report);
+    let on_tool = |rule: &str| {
+        o.report
+            .findings()
+            .find(|f| f.target.name == "fetch_url" && f.rule_id == rule)
+            .unwrap_or_else(|| panic!("no {rule} on fetch_url\n{shown}"))
+    };
+    let ssrf = on_tool("MCPS-R008");
+    assert!(
+        ssrf.evidence.iter().any(|e| matches!(
+            e,
+            Evidence::Syscall { line, .. }
+                if line.contains(" connect(") && line.contains("\"169.254.169.254\"")
+        )),
+        "the connect to the metadata address is evidence: {:#?}",
+        ssrf.evidence
+    );
+    assert!(
+        ssrf.evidence.iter().any(|e| matches!(
+            e,
+            Evidence::Network { destination, protocol, .. }
+                if protocol == "tcp"
+                    && destination.contains("169.254.169.254/latest/meta-data/iam/security-credentials/")
+        )),
+        "the request the sink caught is evidence: {:#?}",
+        ssrf.evidence
+    );
+    // The declared egress is the fetch of the valid URL; the metadata request is not "declared".
+    let egress = on_tool("MCPS-R003");
+    assert!(
+        egress.observation.contains("http://example.com/"),
+        "{shown}"
+    );
+    assert!(
+        !egress.observation.contains("169.254.169.254")
+            && egress
+                .evidence
+                .iter()
+                .all(|e| !e.summary().contains("169.254.169.254")),
+        "the metadata request belongs to MCPS-R008, not to the declared egress: {:#?}",
+        egress
+    );
 }

@@ -92,8 +92,8 @@ fn by_severity_groups_items_under_every_heading_including_incomplete() {
     for heading in [
         "CRITICAL (1)",
         "HIGH (1)",
-        "MEDIUM (2)",
-        "LOW (1)",
+        "MEDIUM (1)",
+        "LOW (2)",
         "INFO (1)",
         "INCOMPLETE (1)",
         "SAFE (1)",
@@ -223,11 +223,11 @@ fn min_severity_hides_lower_findings_without_making_items_safe() {
     assert!(!out.contains("read_file"));
     assert!(out.contains("hidden by --min-severity"));
     let detailed = render(&sample_report(), Format::Detailed, &opts);
-    assert!(!detailed.contains("MCP-S030"));
-    assert!(detailed.contains("MCP-S010"));
+    assert!(!detailed.contains("MCPS-S005"));
+    assert!(detailed.contains("MCPS-S001"));
     // Benign twin: without the filter nothing is said to be hidden.
     assert!(!plain(Format::Summary).contains("hidden by --min-severity"));
-    assert!(plain(Format::Detailed).contains("MCP-S030"));
+    assert!(plain(Format::Detailed).contains("MCPS-S005"));
 }
 
 #[test]

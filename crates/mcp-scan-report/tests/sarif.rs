@@ -74,7 +74,12 @@ fn sarif_meets_github_code_scanning_requirements() {
     assert_eq!(
         ids,
         [
-            "MCP-D001", "MCP-D004", "MCP-L001", "MCP-R020", "MCP-S010", "MCP-S030"
+            "MCPS-D001",
+            "MCPS-D003",
+            "MCPS-L001",
+            "MCPS-R013",
+            "MCPS-S001",
+            "MCPS-S005"
         ]
     );
     for r in rules {
@@ -103,7 +108,7 @@ fn sarif_meets_github_code_scanning_requirements() {
         );
     }
     // The exfiltration rule reached CRITICAL: GitHub shows critical above 9.0.
-    let exfil = rules.iter().find(|r| r["id"] == "MCP-S010").expect("rule");
+    let exfil = rules.iter().find(|r| r["id"] == "MCPS-S001").expect("rule");
     assert_eq!(exfil["properties"]["security-severity"], "9.5");
     assert_eq!(exfil["defaultConfiguration"]["level"], "error");
 
@@ -145,14 +150,14 @@ fn sarif_uses_the_finding_location_or_falls_back_to_the_first_target() {
             .find(|r| r["ruleId"] == id)
             .unwrap_or_else(|| panic!("{id}"))
     };
-    let located = by_rule("MCP-S010");
+    let located = by_rule("MCPS-S001");
     let pl = &located["locations"][0]["physicalLocation"];
     assert_eq!(pl["artifactLocation"]["uri"], "server.py");
     assert_eq!(pl["region"]["startLine"], 42);
     assert_eq!(pl["region"]["startColumn"], 5);
     assert_eq!(located["properties"]["locationIsFallback"], false);
 
-    let poisoned = by_rule("MCP-D001");
+    let poisoned = by_rule("MCPS-D001");
     let pl = &poisoned["locations"][0]["physicalLocation"];
     assert_eq!(pl["artifactLocation"]["uri"], "servers/notes");
     assert_eq!(pl["region"]["startLine"], 1);
@@ -229,16 +234,16 @@ fn sarif_min_severity_drops_lower_results_and_their_rules() {
         .iter()
         .filter_map(|r| r["id"].as_str())
         .collect();
-    assert_eq!(rules, ["MCP-D001", "MCP-L001", "MCP-S010"]);
+    assert_eq!(rules, ["MCPS-D001", "MCPS-L001", "MCPS-S001"]);
     assert_eq!(v["runs"][0]["properties"]["minSeverity"], "HIGH");
 }
 
 #[test]
 fn sarif_rule_shared_by_several_threats_names_all_of_them() {
-    // MCP-L001 (the LLM check) reports three different threats in the sample.
+    // MCPS-L001 (the LLM check) reports three different threats in the sample.
     let v = sarif(&sample_report(), &RenderOptions::default());
     let rules = arr(&v["runs"][0]["tool"]["driver"]["rules"]);
-    let llm = rules.iter().find(|r| r["id"] == "MCP-L001").expect("rule");
+    let llm = rules.iter().find(|r| r["id"] == "MCPS-L001").expect("rule");
     let tags: Vec<&str> = arr(&llm["properties"]["tags"])
         .iter()
         .filter_map(Value::as_str)
@@ -246,9 +251,9 @@ fn sarif_rule_shared_by_several_threats_names_all_of_them() {
     for code in ["AISubtech-9.1.3", "AISubtech-12.1.2", "AISubtech-1.3.2"] {
         assert!(tags.contains(&code), "{code} in {tags:?}");
     }
-    assert_eq!(llm["name"], "MCP-L001");
+    assert_eq!(llm["name"], "MCPS-L001");
     // Twin: a rule with one threat is named after it.
-    let d = rules.iter().find(|r| r["id"] == "MCP-D001").expect("rule");
+    let d = rules.iter().find(|r| r["id"] == "MCPS-D001").expect("rule");
     assert_eq!(d["name"], "ToolPoisoning");
     assert_eq!(arr(&d["properties"]["taxonomy"]).len(), 1);
 }

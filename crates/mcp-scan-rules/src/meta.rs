@@ -14,6 +14,7 @@
 //! why = "…"
 //! example = "…"
 //! fix = "…"
+//! false_positives = "…"            # optional: when it fires on fine behaviour
 //! ```
 //!
 //! Deserialize it as `toml::Spanned<RawRuleMeta>` (so errors can name its line) and call
@@ -36,6 +37,8 @@ pub struct RuleDocs {
     pub example: String,
     /// What a server author (or user) should do about it.
     pub fix: String,
+    /// When the rule fires on behaviour that is fine, and how to tell (optional).
+    pub false_positives: Option<String>,
 }
 
 /// Where a rule was defined: file as embedded (e.g. `rules/description/D001.toml`) and line.
@@ -84,6 +87,7 @@ impl RuleMeta {
              Why it matters\n{why}\n\
              \n\
              Example\n{example}\n\
+             {false_positives}\
              \n\
              How to fix\n{fix}\n",
             id = self.id,
@@ -101,6 +105,12 @@ impl RuleMeta {
             why = indent(&self.docs.why),
             example = indent(&self.docs.example),
             fix = indent(&self.docs.fix),
+            false_positives = self
+                .docs
+                .false_positives
+                .as_deref()
+                .map(|f| format!("\nFalse positives\n{}\n", indent(f)))
+                .unwrap_or_default(),
         )
     }
 }
@@ -127,6 +137,8 @@ pub struct RawRuleDocs {
     pub why: toml::Spanned<String>,
     pub example: toml::Spanned<String>,
     pub fix: toml::Spanned<String>,
+    #[serde(default)]
+    pub false_positives: Option<toml::Spanned<String>>,
 }
 
 /// The `[rule]` table as written.
@@ -206,6 +218,11 @@ impl RawRuleMeta {
                 why: d.why.get_ref().trim().to_string(),
                 example: d.example.get_ref().trim().to_string(),
                 fix: d.fix.get_ref().trim().to_string(),
+                false_positives: d
+                    .false_positives
+                    .as_ref()
+                    .map(|f| f.get_ref().trim().to_string())
+                    .filter(|f| !f.is_empty()),
             },
             origin: RuleOrigin {
                 file: src.name.to_string(),
@@ -325,6 +342,22 @@ fix = "f"
         assert!(e.message.contains("MCPS-S001"), "{e}");
         let e = compile(&GOOD.replace("shell-from-param", "Shell_From")).expect_err("not kebab");
         assert!(e.message.contains("kebab"), "{e}");
+    }
+
+    #[test]
+    fn false_positive_notes_are_optional_and_printed_before_the_fix() {
+        let m = compile(GOOD).expect("compiles");
+        assert!(m.docs.false_positives.is_none());
+        assert!(!m.render_docs().contains("False positives"));
+        let text = GOOD.replace("fix = \"f\"", "fix = \"f\"\nfalse_positives = \"fp\"");
+        let m = compile(&text).expect("compiles");
+        assert_eq!(m.docs.false_positives.as_deref(), Some("fp"));
+        assert!(
+            m.render_docs()
+                .contains("e\n\nFalse positives\n  fp\n\nHow to fix\n  f"),
+            "{}",
+            m.render_docs()
+        );
     }
 
     #[test]

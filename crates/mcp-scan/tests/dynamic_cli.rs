@@ -83,7 +83,7 @@ fn json_flag_prints_the_raw_report() {
     assert_eq!(code, 3);
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("raw JSON on stdout");
     let text = v.to_string();
-    assert!(text.contains("MCP-R002"), "{text}");
+    assert!(text.contains("MCPS-R002"), "{text}");
     assert!(text.contains("~/.npmrc"), "{text}");
 }
 

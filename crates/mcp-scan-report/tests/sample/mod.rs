@@ -61,7 +61,7 @@ pub fn sample_report() -> Report {
     exfil_loc.end_line = Some(42);
     exfil_loc.end_column = Some(49);
     let mut exfil = Finding::builder(
-        "MCP-S010",
+        "MCPS-S001",
         Analyzer::Static,
         tax("DATA EXFILTRATION"),
         send_note.clone(),
@@ -94,7 +94,7 @@ pub fn sample_report() -> Report {
     e.findings.push(exfil);
     e.findings.push(
         Finding::builder(
-            "MCP-L001",
+            "MCPS-L001",
             Analyzer::Llm,
             tax("UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS"),
             send_note.clone(),
@@ -121,7 +121,7 @@ pub fn sample_report() -> Report {
     let mut e = entity(delete.clone(), "Archive a note.", all_complete());
     e.findings.push(
         Finding::builder(
-            "MCP-L001",
+            "MCPS-L001",
             Analyzer::Llm,
             tax("GENERAL DESCRIPTION-CODE MISMATCH"),
             delete,
@@ -155,7 +155,7 @@ pub fn sample_report() -> Report {
     );
     e.findings.push(
         Finding::builder(
-            "MCP-D001",
+            "MCPS-D001",
             Analyzer::Description,
             tax("TOOL POISONING"),
             forecast.clone(),
@@ -174,7 +174,7 @@ pub fn sample_report() -> Report {
     );
     e.findings.push(
         Finding::builder(
-            "MCP-D004",
+            "MCPS-D003",
             Analyzer::Description,
             tax("TOOL SHADOWING"),
             forecast,
@@ -193,7 +193,7 @@ pub fn sample_report() -> Report {
     );
     r.entities.push(e);
 
-    // A resource whose read returned a huge body.
+    // A resource that appeared since the server was pinned (runtime rug-pull check, LOW).
     let alerts = ToolRef::new("weather", EntityKind::Resource, "weather://alerts");
     let mut e = entity(
         alerts.clone(),
@@ -205,18 +205,22 @@ pub fn sample_report() -> Report {
     );
     e.findings.push(
         Finding::builder(
-            "MCP-R020",
+            "MCPS-R013",
             Analyzer::Runtime,
-            tax("RESOURCE EXHAUSTION"),
+            tax("TOOL POISONING"),
             alerts,
         )
-        .confidence(Confidence::Medium)
-        .title("oversized response")
-        .observation("reading the resource returned 4,194,304 characters")
+        .severity(Severity::Low)
+        .confidence(Confidence::High)
+        .title("definition differs from the pinned one (rug pull)")
+        .observation(
+            "`resource:weather://alerts` is new since the server was pinned; run with --accept-changes after reviewing it",
+        )
         .evidence(Evidence::Note {
-            text: "response of 4,194,304 characters to resources/read (limit 1,000,000)".into(),
+            text: "pinned in ~/.local/share/mcp-scan/pins/3f2a9c0e5b7d4e1a8c6f0b2d4e6a8c0e.json"
+                .into(),
         })
-        .key("size")
+        .key("pin")
         .build(),
     );
     r.entities.push(e);
@@ -230,7 +234,7 @@ pub fn sample_report() -> Report {
     );
     e.findings.push(
         Finding::builder(
-            "MCP-S030",
+            "MCPS-S005",
             Analyzer::Static,
             tax("ARBITRARY RESOURCE READ/WRITE"),
             read_file,
@@ -263,7 +267,7 @@ pub fn sample_report() -> Report {
         ],
     );
     e.findings.push(
-        Finding::builder("MCP-L001", Analyzer::Llm, tax("GOAL MANIPULATION"), review)
+        Finding::builder("MCPS-L001", Analyzer::Llm, tax("GOAL MANIPULATION"), review)
             .confidence(Confidence::Low)
             .title("prompt steers towards installing a package")
             .observation(

@@ -6,7 +6,7 @@ use crate::cli::OutputArgs;
 use anyhow::Context;
 use clap::Args;
 use mcp_scan_core::ExitKind;
-use mcp_scan_dynamic::{DynamicError, DynamicOptions};
+use mcp_scan_dynamic::{DynamicError, DynamicOptions, RemoteTransport};
 use mcp_scan_report::Format;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -69,8 +69,9 @@ pub struct DynamicArgs {
     )]
     pub url: Option<String>,
 
-    /// Transport for --url. Only streamable-http is supported so far.
-    #[arg(long, default_value = "streamable-http", value_parser = ["streamable-http"],
+    /// Transport for --url: `streamable-http` (MCP 2025-03-26 and later) or `sse`, the legacy
+    /// HTTP+SSE transport (MCP 2024-11-05; the URL of the SSE stream, often ending in /sse).
+    #[arg(long, default_value = "streamable-http", value_parser = ["streamable-http", "sse"],
           requires = "url", help_heading = "Remote servers")]
     pub transport: String,
 
@@ -114,6 +115,10 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
     if let Some(url) = &args.url {
         let remote = mcp_scan_dynamic::RemoteOptions {
             url: url.clone(),
+            transport: [RemoteTransport::StreamableHttp, RemoteTransport::Sse]
+                .into_iter()
+                .find(|t| t.name() == args.transport)
+                .with_context(|| format!("unknown --transport `{}`", args.transport))?,
             headers: args.headers.clone(),
             timeout: Duration::from_secs_f64(args.timeout),
             pin_dir: mcp_scan_dynamic::pins::default_dir(),
