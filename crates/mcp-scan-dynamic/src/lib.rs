@@ -26,8 +26,12 @@ use std::time::Duration;
 
 pub use sandbox::SandboxError;
 
-/// Trace kept per run; beyond this the run is still analysed but later events are lost.
+/// Trace kept per run by default (`DynamicOptions::max_trace_bytes`).
 const MAX_TRACE_BYTES: usize = 256 << 20;
+/// Trace pipe size asked for (the unprivileged maximum by default): ~10,000 lines, so a reader
+/// polling every few milliseconds never lets it fill.
+const TRACE_PIPE_BYTES: libc::c_int = 1 << 20;
+const TRACE_POLL: Duration = Duration::from_millis(3);
 
 /// Settings for one dynamic scan.
 #[derive(Debug, Clone)]
@@ -57,6 +61,8 @@ pub struct DynamicOptions {
     /// Catch IPv6 egress too (on by default). Off reproduces a host without IPv6: v6 egress is
     /// then only seen by the tracer and the report says so.
     pub ipv6: bool,
+    /// Trace bytes kept; a run that traces more is analysed up to here and reported INCOMPLETE.
+    pub max_trace_bytes: usize,
 }
 
 impl DynamicOptions {
@@ -75,6 +81,7 @@ impl DynamicOptions {
             traced: true,
             linger: Duration::from_millis(700),
             ipv6: true,
+            max_trace_bytes: MAX_TRACE_BYTES,
         }
     }
 }
@@ -189,18 +196,38 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         .map_err(|e| io("cannot start the network sinks", e))?;
     let ipv6_caught = sinks.ipv6();
 
-    // Trace reader: drains the pipe as fast as it can (a slow reader would stall strace and with
-    // it the server), then feeds the streaming parser line by line once the run is over.
+    // Trace reader: drains the pipe (a full pipe would stall strace and with it the server), then
+    // feeds the streaming parser line by line once the run is over. It polls a large non-blocking
+    // pipe instead of blocking in read: strace writes every traced call in two pieces, and waking
+    // a blocked reader for each cost a fifth of a traced call.
+    let max_trace = opts.max_trace_bytes;
     let trace_thread = sb.trace.take().zip(tracer.clone()).map(|(fd, t)| {
         std::thread::spawn(move || {
+            use std::os::fd::AsRawFd;
+            // SAFETY: fcntl on a descriptor we own; failures leave a small or blocking pipe,
+            // which is slower, not wrong.
+            unsafe {
+                libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, TRACE_PIPE_BYTES);
+                let fl = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+                if fl >= 0 {
+                    libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
+                }
+            }
             let mut raw = Vec::new();
+            let mut truncated = false;
             let mut f = std::fs::File::from(fd);
             let mut chunk = vec![0u8; 1 << 16];
             loop {
                 match std::io::Read::read(&mut f, &mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) if raw.len() < MAX_TRACE_BYTES => raw.extend_from_slice(&chunk[..n]),
-                    Ok(_) => {}
+                    Ok(0) => break,
+                    Ok(n) if raw.len() + n <= max_trace => raw.extend_from_slice(&chunk[..n]),
+                    // Keep draining so the server is not stalled; the rest is not analysed.
+                    Ok(_) => truncated = true,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(TRACE_POLL);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
                 }
             }
             let mut parser = t.parser();
@@ -209,7 +236,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
                 records.extend(parser.feed(&String::from_utf8_lossy(line)));
             }
             records.extend(parser.finish());
-            (records, raw)
+            (records, raw, truncated)
         })
     });
     let stderr_thread = sb.stderr.take().map(|fd| {
@@ -286,7 +313,23 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         sb.kill();
         st
     };
-    let (records, raw_trace) = trace_thread.and_then(|t| t.join().ok()).unwrap_or_default();
+    let (records, raw_trace, trace_lost) = match trace_thread.map(|t| t.join()) {
+        None => (Vec::new(), Vec::new(), None),
+        Some(Ok((r, raw, false))) => (r, raw, None),
+        Some(Ok((r, raw, true))) => (
+            r,
+            raw,
+            Some(format!(
+                "the trace exceeded {} MiB: events after that were not analysed",
+                max_trace >> 20
+            )),
+        ),
+        Some(Err(_)) => (
+            Vec::new(),
+            Vec::new(),
+            Some("the trace reader failed: no event was analysed".to_string()),
+        ),
+    };
     let stderr = stderr_thread
         .and_then(|t| t.join().ok())
         .unwrap_or_default();
@@ -334,6 +377,9 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         &stderr,
         opts.traced,
     );
+    if let Some(why) = &trace_lost {
+        mark_incomplete(&mut report, why, |_| false);
+    }
     if !ipv6_caught {
         report.diagnostics.push(Diagnostic {
             level: DiagnosticLevel::Warning,
@@ -353,6 +399,28 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         exercise: ex,
         stderr,
     })
+}
+
+/// Every analysis that completed (or whose reason `also` accepts) becomes INCOMPLETE with `why`,
+/// which the report also carries as a warning.
+fn mark_incomplete(report: &mut Report, why: &str, also: impl Fn(&str) -> bool) {
+    for e in &mut report.entities {
+        for a in &mut e.analyzers {
+            if a.state == mcp_scan_core::AnalyzerState::Complete
+                || a.reason.as_deref().is_some_and(&also)
+            {
+                a.state = mcp_scan_core::AnalyzerState::Incomplete;
+                a.reason = Some(why.into());
+            }
+        }
+    }
+    report.diagnostics.push(Diagnostic {
+        level: DiagnosticLevel::Warning,
+        file: None,
+        line: None,
+        column: None,
+        message: why.into(),
+    });
 }
 
 /// The server runs in the sandbox workspace, so relative paths that exist on the host (the
@@ -496,25 +564,8 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
     let mut report = build_report(&base, &server, &ex, findings, None, "", false);
     const MANIFEST_ONLY: &str =
         "remote server: manifest only, runtime behaviour was not observed (no sandbox, no tracer)";
-    for e in &mut report.entities {
-        for a in &mut e.analyzers {
-            if a.state == mcp_scan_core::AnalyzerState::Complete
-                || a.reason.as_deref() == Some("run untraced")
-                || a.reason
-                    .as_deref()
-                    .is_some_and(|r| r.starts_with("not exercised"))
-            {
-                a.state = mcp_scan_core::AnalyzerState::Incomplete;
-                a.reason = Some(MANIFEST_ONLY.into());
-            }
-        }
-    }
-    report.diagnostics.push(Diagnostic {
-        level: DiagnosticLevel::Warning,
-        file: None,
-        line: None,
-        column: None,
-        message: MANIFEST_ONLY.into(),
+    mark_incomplete(&mut report, MANIFEST_ONLY, |reason| {
+        reason == "run untraced" || reason.starts_with("not exercised")
     });
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &[], &[], &[], "")?;

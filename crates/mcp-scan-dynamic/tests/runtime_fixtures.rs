@@ -535,3 +535,55 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
         egress
     );
 }
+
+/// A trace cut at its cap must not pass for a clean run: the leak after the cut is unseen, so
+/// the report is INCOMPLETE with the reason. Twin: the same server under the default cap is
+/// complete and its finding is there.
+#[test]
+fn trace_over_its_cap_makes_the_run_incomplete_not_clean() {
+    let dir = repo().join("fixtures/runtime/evade_npmrc");
+    let mut opts = DynamicOptions::new(vec![
+        mcp2(),
+        dir.join("server.py").to_string_lossy().into_owned(),
+    ]);
+    opts.pin_dir = None;
+    opts.startup_timeout = Duration::from_secs(40);
+    opts.max_trace_bytes = 4096;
+    let cut = scan(&opts).expect("scan");
+    let shown = describe(&cut.report);
+    assert_eq!(
+        cut.report.exit_kind(FailOn::default()),
+        ExitKind::Incomplete,
+        "{shown}"
+    );
+    assert!(
+        cut.report
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("trace exceeded")),
+        "{shown}"
+    );
+    assert!(
+        cut.report
+            .entities
+            .iter()
+            .all(|e| e.status() != ToolStatus::Safe),
+        "{shown}"
+    );
+
+    opts.max_trace_bytes = DynamicOptions::new(Vec::new()).max_trace_bytes;
+    let whole = scan(&opts).expect("scan");
+    let shown = describe(&whole.report);
+    assert!(
+        whole
+            .report
+            .diagnostics
+            .iter()
+            .all(|d| !d.message.contains("trace exceeded")),
+        "{shown}"
+    );
+    assert!(
+        whole.report.findings().any(|f| f.rule_id == "MCPS-R002"),
+        "{shown}"
+    );
+}
