@@ -879,6 +879,9 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
             let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
             let os = std::io::Error::from_raw_os_error(err);
             let fix = match step {
+                "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
+                    "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
+                }
                 "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
                     "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
                 }

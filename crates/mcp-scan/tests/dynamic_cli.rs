@@ -160,3 +160,24 @@ fn sandbox_works_for_an_ordinary_user_with_user_namespaces() {
     assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(err.contains("sandboxed-as-ordinary-user"), "{err}");
 }
+
+/// Where no namespace can be made (here: a user namespace whose limit of nested user namespaces
+/// is zero, which the test sets up without touching the host), the scan exits 2 with the reason
+/// and the fix, and never runs the server unsandboxed. Twin: honest_server_exits_0_and_is_safe.
+#[test]
+fn sandbox_unavailable_exits_2_with_the_reason_and_the_fix() {
+    let marker = std::env::temp_dir().join(format!("mcp-scan-unsandboxed-{}", std::process::id()));
+    let script = format!(
+        "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" dynamic -- /bin/sh -c 'touch {}'",
+        marker.display()
+    );
+    let out = Command::new("unshare")
+        .args(["-Ur", "sh", "-c", &script, env!("CARGO_BIN_EXE_mcp-scan")])
+        .output()
+        .expect("unshare (util-linux) must be installed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("sandbox setup failed at unshare"), "{err}");
+    assert!(err.contains("user.max_user_namespaces"), "{err}");
+    assert!(!marker.exists(), "the server ran without a sandbox");
+}
