@@ -462,6 +462,44 @@ fn mount_setattr(path: &CString, set: u64, clr: u64, recursive: bool) -> c_int {
     }
 }
 
+/// A sink socket bound to `addr` (listening if a stream; IPv6 ones v6-only), or -1.
+/// Post-fork safe: raw syscalls on stack data only.
+fn sink_socket<A>(family: c_int, ty: c_int, addr: &A) -> c_int {
+    // SAFETY: socket/setsockopt/bind/listen/close on a descriptor made here, with `addr` a
+    // sockaddr of `family` that outlives the calls.
+    unsafe {
+        let fd = libc::socket(family, ty | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return -1;
+        }
+        let one: c_int = 1;
+        let opt = |level: c_int, name: c_int| {
+            libc::setsockopt(
+                fd,
+                level,
+                name,
+                (&one as *const c_int).cast(),
+                std::mem::size_of::<c_int>() as libc::socklen_t,
+            )
+        };
+        opt(libc::SOL_SOCKET, libc::SO_REUSEADDR);
+        if family == libc::AF_INET6 {
+            opt(libc::IPPROTO_IPV6, libc::IPV6_V6ONLY);
+        }
+        if libc::bind(
+            fd,
+            (addr as *const A).cast(),
+            std::mem::size_of::<A>() as libc::socklen_t,
+        ) != 0
+            || (ty == libc::SOCK_STREAM && libc::listen(fd, 128) != 0)
+        {
+            libc::close(fd);
+            return -1;
+        }
+        fd
+    }
+}
+
 fn mount(src: *const c_char, dst: &CString, fstype: *const c_char, flags: libc::c_ulong) -> bool {
     // SAFETY: mount(2) with NUL-terminated strings (or null) prepared before the fork.
     unsafe { libc::mount(src, dst.as_ptr(), fstype, flags, std::ptr::null()) == 0 }
@@ -991,40 +1029,16 @@ fn c1_main(
             }
         }
         // Sink sockets.
-        let addr = |port: u16| libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: port.to_be(),
-            sin_addr: libc::in_addr {
-                s_addr: u32::from_ne_bytes(SINK_ADDR),
-            },
-            sin_zero: [0; 8],
-        };
         let mk = |ty: c_int, port: u16| -> c_int {
-            let fd = libc::socket(libc::AF_INET, ty | libc::SOCK_CLOEXEC, 0);
-            if fd < 0 {
-                return -1;
-            }
-            let one: c_int = 1;
-            libc::setsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_REUSEADDR,
-                (&one as *const c_int).cast(),
-                std::mem::size_of::<c_int>() as libc::socklen_t,
-            );
-            let a = addr(port);
-            if libc::bind(
-                fd,
-                (&a as *const libc::sockaddr_in).cast(),
-                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
-            ) != 0
-            {
-                return -1;
-            }
-            if ty == libc::SOCK_STREAM && libc::listen(fd, 128) != 0 {
-                return -1;
-            }
-            fd
+            let a = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: port.to_be(),
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(SINK_ADDR),
+                },
+                sin_zero: [0; 8],
+            };
+            sink_socket(libc::AF_INET, ty, &a)
         };
         let tcp = mk(libc::SOCK_STREAM, SINK_PORT);
         let udp = mk(libc::SOCK_DGRAM, SINK_PORT);
@@ -1033,40 +1047,11 @@ fn c1_main(
             child_fail(status_fd, 6, errno());
         }
         let mk6 = |ty: c_int, port: u16| -> c_int {
-            let fd = libc::socket(libc::AF_INET6, ty | libc::SOCK_CLOEXEC, 0);
-            if fd < 0 {
-                return -1;
-            }
-            let one: c_int = 1;
-            libc::setsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_REUSEADDR,
-                (&one as *const c_int).cast(),
-                std::mem::size_of::<c_int>() as libc::socklen_t,
-            );
-            libc::setsockopt(
-                fd,
-                libc::IPPROTO_IPV6,
-                libc::IPV6_V6ONLY,
-                (&one as *const c_int).cast(),
-                std::mem::size_of::<c_int>() as libc::socklen_t,
-            );
             let mut a: libc::sockaddr_in6 = std::mem::zeroed();
             a.sin6_family = libc::AF_INET6 as libc::sa_family_t;
             a.sin6_port = port.to_be();
             a.sin6_addr.s6_addr = SINK6_ADDR;
-            if libc::bind(
-                fd,
-                (&a as *const libc::sockaddr_in6).cast(),
-                std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
-            ) != 0
-                || (ty == libc::SOCK_STREAM && libc::listen(fd, 128) != 0)
-            {
-                libc::close(fd);
-                return -1;
-            }
-            fd
+            sink_socket(libc::AF_INET6, ty, &a)
         };
         // Three descriptors for IPv4, six when the v6 sinks exist too.
         let mut sfds = [tcp, udp, dns, -1, -1, -1];
