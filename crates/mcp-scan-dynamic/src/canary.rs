@@ -24,6 +24,9 @@ pub struct Canary {
 pub struct CanarySet {
     pub canaries: Vec<Canary>,
     needles: Vec<(Vec<u8>, usize)>,
+    /// All needles in one automaton: every response, payload and written file is searched, and
+    /// one pass per needle was most of the analysis time.
+    matcher: Option<aho_corasick::AhoCorasick>,
 }
 
 /// A canary found in some data.
@@ -124,17 +127,42 @@ impl CanarySet {
                 needles.push((frag.into_bytes(), i));
             }
         }
-        CanarySet { canaries, needles }
+        let matcher = aho_corasick::AhoCorasick::new(
+            needles
+                .iter()
+                .map(|(n, _)| n.as_slice())
+                .filter(|n| !n.is_empty()),
+        )
+        .ok();
+        CanarySet {
+            canaries,
+            needles,
+            matcher,
+        }
     }
 
     /// Every canary found in `data`, once each, with how it was encoded.
     pub fn find(&self, data: &[u8]) -> Vec<CanaryHit> {
         let mut hits: Vec<CanaryHit> = Vec::new();
+        let found: std::collections::HashSet<usize> = match &self.matcher {
+            Some(m) => m
+                .find_overlapping_iter(data)
+                .map(|x| x.pattern().as_usize())
+                .collect(),
+            None => std::collections::HashSet::new(),
+        };
+        // Pattern ids count the non-empty needles in order.
+        let mut id = 0;
         for (needle, idx) in &self.needles {
-            if needle.is_empty() || data.len() < needle.len() {
+            if needle.is_empty() {
                 continue;
             }
-            if data.windows(needle.len()).any(|w| w == needle.as_slice()) {
+            id += 1;
+            let present = match &self.matcher {
+                Some(_) => found.contains(&(id - 1)),
+                None => data.windows(needle.len()).any(|w| w == needle.as_slice()),
+            };
+            if present {
                 let c = &self.canaries[*idx];
                 if hits.iter().any(|h| h.origin == c.origin) {
                     continue;
@@ -213,6 +241,39 @@ mod tests {
             s.find(base64(b"the quick brown fox jumps").as_bytes())
                 .is_empty()
         );
+    }
+
+    proptest::proptest! {
+        /// The one-pass search finds exactly what a search per needle finds, whatever surrounds
+        /// the canaries and however many of them are in the data.
+        #[test]
+        fn one_pass_search_agrees_with_a_search_per_needle(
+            noise in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            picks in proptest::collection::vec((0usize..40, 0usize..200), 0..4),
+        ) {
+            static SET: std::sync::LazyLock<CanarySet> = std::sync::LazyLock::new(|| {
+                CanarySet::generate(crate::rules::RuntimeRules::builtin()).expect("urandom")
+            });
+            let s = &*SET;
+            let mut data = noise;
+            for (needle, at) in picks {
+                let (n, _) = &s.needles[needle % s.needles.len()];
+                let at = at.min(data.len());
+                data.splice(at..at, n.iter().copied());
+            }
+            let slow: Vec<&str> = {
+                let mut v: Vec<&str> = Vec::new();
+                for (n, i) in &s.needles {
+                    let o = s.canaries[*i].origin.as_str();
+                    if data.windows(n.len()).any(|w| w == n.as_slice()) && !v.contains(&o) {
+                        v.push(o);
+                    }
+                }
+                v
+            };
+            let fast: Vec<String> = s.find(&data).into_iter().map(|h| h.origin).collect();
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub enum EventKind {
     Readlink,
     /// chdir/fchdir: `resolved` is the new working directory.
     Chdir,
+    /// dup/dup2/dup3/fcntl(F_DUPFD*): `result` is a new descriptor for what `fd` names; `resolved`
+    /// is its path when it is a file.
+    Dup,
     Socket,
     Connect,
     Bind,
@@ -367,6 +370,19 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
         }
         "fchdir" => {
             let mut e = Event::new(s, EventKind::Chdir);
+            e.fd = a.first().and_then(|f| fd_number(f));
+            e
+        }
+        "dup" | "dup2" | "dup3" => {
+            let mut e = Event::new(s, EventKind::Dup);
+            e.fd = a.first().and_then(|f| fd_number(f));
+            e
+        }
+        "fcntl" | "fcntl64"
+            if a.get(1)
+                .is_some_and(|c| c == "F_DUPFD" || c == "F_DUPFD_CLOEXEC") =>
+        {
+            let mut e = Event::new(s, EventKind::Dup);
             e.fd = a.first().and_then(|f| fd_number(f));
             e
         }

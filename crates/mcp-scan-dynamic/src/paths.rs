@@ -225,6 +225,21 @@ impl Resolver {
                     }
                 }
             }
+            EventKind::Dup => {
+                if let (Some(old), Some(new)) = (e.fd, e.result.filter(|_| ok)) {
+                    self.cwd_of(pid);
+                    let table = self.fds.entry(g).or_default();
+                    match table.get(&old).cloned() {
+                        Some(p) => {
+                            e.resolved = Some(p.clone());
+                            table.insert(new, p);
+                        }
+                        None => {
+                            table.remove(&new);
+                        }
+                    }
+                }
+            }
             EventKind::Chmod if e.path.is_none() => {
                 // fchmod(fd, mode)
                 if let Some(p) = e.fd.and_then(|fd| self.fd_path(pid, fd)) {
@@ -632,6 +647,27 @@ mod tests {
         );
         assert_eq!(resolved(&evs[1]), "/home/sandbox/.config/gh/hosts.yml");
         assert_eq!(evs[3].path.as_deref(), Some("/tmp/.backdoor.sh"));
+    }
+
+    #[test]
+    fn descriptor_copies_keep_their_directory() {
+        let evs = run(
+            View::default(),
+            &[
+                r#"7 1.0 openat(AT_FDCWD, "/home/sandbox/.ssh", O_RDONLY|O_DIRECTORY) = 4"#,
+                r#"7 1.1 fcntl(4, F_DUPFD_CLOEXEC, 0) = 5"#,
+                r#"7 1.2 dup2(5, 9) = 9"#,
+                r#"7 1.3 openat(9, "id_rsa", O_RDONLY) = 6"#,
+                r#"7 1.4 fcntl(6, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)"#,
+                r#"7 1.5 dup3(6, 9, O_CLOEXEC) = 9"#,
+                r#"7 1.6 openat(9, "x", O_RDONLY) = -1 ENOTDIR (Not a directory)"#,
+            ],
+        );
+        assert_eq!(evs[1].kind, EventKind::Dup);
+        assert_eq!(resolved(&evs[3]), "/home/sandbox/.ssh/id_rsa");
+        // Other fcntl commands are not events; after dup3 the number names the key file.
+        assert_eq!(evs.len(), 6);
+        assert_eq!(resolved(&evs[4]), "/home/sandbox/.ssh/id_rsa");
     }
 
     #[test]

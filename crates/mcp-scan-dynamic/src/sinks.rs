@@ -137,6 +137,8 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
+const SINK_POLL: Duration = Duration::from_millis(20);
+
 impl Sinks {
     pub fn start(sockets: SinkSockets, answer_dns: bool) -> std::io::Result<Sinks> {
         let shared = Arc::new(Shared::default());
@@ -147,10 +149,11 @@ impl Sinks {
         for (tcp, udp, dns) in sets {
             let tcp = TcpListener::from(tcp);
             tcp.set_nonblocking(true)?;
+            // The timeouts are how often the loops look at the stop flag: `stop` waits that long.
             let udp = UdpSocket::from(udp);
-            udp.set_read_timeout(Some(Duration::from_millis(100)))?;
+            udp.set_read_timeout(Some(SINK_POLL))?;
             let dns = UdpSocket::from(dns);
-            dns.set_read_timeout(Some(Duration::from_millis(100)))?;
+            dns.set_read_timeout(Some(SINK_POLL))?;
             let s = shared.clone();
             threads.push(std::thread::spawn(move || tcp_loop(tcp, s)));
             let s = shared.clone();
@@ -263,10 +266,7 @@ fn tcp_loop(listener: TcpListener, shared: Arc<Shared>) {
                 let s = shared.clone();
                 workers.push(std::thread::spawn(move || handle_tcp(stream, s)));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => std::thread::sleep(SINK_POLL),
         }
         workers.retain(|w: &JoinHandle<()>| !w.is_finished());
     }

@@ -77,6 +77,11 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "linkat",
     "chdir",
     "fchdir",
+    // Descriptor copies, so `openat(copy, ...)` still resolves; rare outside startup.
+    "dup",
+    "dup2",
+    "dup3",
+    "fcntl",
     "socket",
     "connect",
     "bind",
