@@ -193,6 +193,32 @@ fn is_egress(e: &Event) -> bool {
         || addr == "::")
 }
 
+/// A unix socket path that belongs to the host, not to the sandbox: anything but the sandbox's
+/// private areas (homes, /tmp and the other scratch directories), where only the server can have
+/// made sockets. The C library's own name-service sockets (nscd, systemd's resolver and user
+/// database) are left out: every program resolving names uses them.
+fn host_socket(path: &str) -> bool {
+    const PRIVATE: [&str; 6] = [
+        "/home",
+        "/root",
+        "/tmp",
+        "/var/tmp",
+        "/dev/shm",
+        "/run/user",
+    ];
+    const NSS: [&str; 4] = [
+        "/run/nscd/",
+        "/var/run/nscd/",
+        "/run/systemd/resolve/",
+        "/run/systemd/userdb/",
+    ];
+    path.starts_with('/')
+        && !PRIVATE
+            .iter()
+            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+        && !NSS.iter().any(|p| path.starts_with(p))
+}
+
 /// `1.2.3.4:80`, `[2001:db8::10]:8080`: how sink captures name destinations.
 fn host_port(addr: &str, port: u16) -> String {
     format!("{}:{port}", bracket_v6(addr))
@@ -411,6 +437,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // Per-entity behaviour categories per valid call number, for "changes on the Nth call".
     let mut categories: BTreeMap<(String, u32), Vec<&'static str>> = BTreeMap::new();
     let mut after_activity: BTreeMap<ToolRef, Vec<Evidence>> = BTreeMap::new();
+    // Per entity: whether every egress went to a DNS name whose service the tool's text or the
+    // server's name names (`api.github.com` for "Create an issue in a GitHub repository").
+    let mut named: BTreeMap<ToolRef, bool> = BTreeMap::new();
     // Sink captures: egress evidence and canaries.
     for c in &captures {
         let p = capture_phase(c);
@@ -431,6 +460,13 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 ssrf_finding(inp, &target)
             });
         } else {
+            // The host the DNS sink handed the address out for (or the name queried), never the
+            // SNI or Host header, which the server chooses.
+            let ok = c
+                .host
+                .as_deref()
+                .is_some_and(|h| names_service(inp, &target, h));
+            *named.entry(target.clone()).or_insert(true) &= ok;
             egress(&mut acc, inp, &target, note, capture_ev(c));
         }
         if let Some(i) = p.call() {
@@ -446,7 +482,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     .push(cat);
             }
         }
-        let hits = inp.canaries.find(&c.bytes);
+        let hits = find_canaries(inp.canaries, &c.bytes);
         if !hits.is_empty() {
             let channel = if c.protocol == "dns" {
                 "a DNS name"
@@ -456,6 +492,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             leak(&mut acc, inp, &target, channel, &hits, note, capture_ev(c));
         }
     }
+    split_dns(&mut acc, inp, &captures, capture_phase);
     let mut note_cat = |p: &Phase, cat: &'static str| {
         if let Some(i) = p.call() {
             let c = &calls[i];
@@ -468,11 +505,46 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     };
 
+    // Files the server wrote, or made in memory, during the run.
+    let made: std::collections::HashSet<&str> = inp
+        .events
+        .iter()
+        .filter(|e| {
+            e.ok() && ((e.kind == EventKind::FileOpen && e.write) || e.kind == EventKind::Memfd)
+        })
+        .filter_map(Event::effective_path)
+        .collect();
+    // Failed opens of sensitive paths per entity: the paths (with the error) and evidence.
+    let mut attempts: BTreeMap<ToolRef, (Vec<String>, Vec<Evidence>)> = BTreeMap::new();
     for (e, p) in inp.events.iter().zip(inp.phases) {
         let target = entity_of(inp, p);
         let note = phase_note(&e.phase);
         let security_relevant;
         match e.kind {
+            EventKind::FileOpen if !e.write && !e.ok() && e.error.is_some() => {
+                // A stealer tries every credential store it knows; the sandbox only has the
+                // canaries, so the attempt at a missing one is the evidence.
+                let eff = e.effective_path().unwrap_or_default().to_string();
+                let req = e.path.clone().unwrap_or_default();
+                if !(is_sensitive(inp.rules, inp.canaries, &eff)
+                    || is_sensitive(inp.rules, inp.canaries, &req))
+                {
+                    continue;
+                }
+                security_relevant = true;
+                note_cat(p, "sensitive-read");
+                let shown = eff.replacen(SANDBOX_HOME, "~", 1);
+                let err = e.error.clone().unwrap_or_default();
+                let tried = attempts.entry(target.clone()).or_default();
+                let item = format!("{shown} ({err})");
+                if !tried.0.contains(&item) {
+                    tried.0.push(item);
+                }
+                let ev = syscall_ev(e);
+                if tried.1.len() < MAX_EVIDENCE && !tried.1.contains(&ev) {
+                    tried.1.push(ev);
+                }
+            }
             EventKind::FileOpen if !e.write && e.ok() => {
                 let eff = e.effective_path().unwrap_or_default().to_string();
                 let req = e.path.clone().unwrap_or_default();
@@ -545,6 +617,38 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     }
                 });
             }
+            EventKind::Connect
+                if e.ok()
+                    && e.family.as_deref() == Some("AF_UNIX")
+                    && e.address.as_deref().is_some_and(host_socket) =>
+            {
+                security_relevant = true;
+                note_cat(p, "network");
+                let path = e.address.clone().unwrap_or_default();
+                let stem = path
+                    .rsplit('/')
+                    .next()
+                    .and_then(|f| f.split('.').next())
+                    .unwrap_or("")
+                    .to_lowercase();
+                let declared = declares_network(inp, &target)
+                    || (stem.len() > 2 && has_word(&declared_text(inp, &target), &[stem]));
+                let key = format!("host-socket:{path}");
+                acc.observe(&target, &key, syscall_ev(e), || {
+                    let f = finding(
+                        inp,
+                        RuleId::Egress,
+                        &target,
+                        format!(
+                            "connects to {path}{note}, a socket of a service outside the sandbox: what it sends there is neither captured nor contained{}",
+                            if declared { " (declared)" } else { ", undeclared" }
+                        ),
+                        &key,
+                    )
+                    .title("talks to a host service outside the sandbox");
+                    if declared { f.severity(Severity::Info) } else { f }
+                });
+            }
             EventKind::Connect | EventKind::Send if is_egress(e) => {
                 security_relevant = true;
                 note_cat(p, "network");
@@ -558,15 +662,25 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     });
                     continue;
                 }
+                // DNS lookups and connections to addresses the DNS sink handed out are judged by
+                // their captures (which carry the name); a raw address names no service.
+                let by_name = e.port == Some(53)
+                    || e.address
+                        .as_deref()
+                        .is_some_and(|a| a.starts_with("11.") || a.starts_with("2d00:6d63:7073:"));
+                if !by_name {
+                    named.insert(target.clone(), false);
+                }
                 egress(&mut acc, inp, &target, note, syscall_ev(e));
             }
             EventKind::Exec if p.call().is_some() || matches!(p, Phase::Background) => {
                 let argv = e.argv.clone().unwrap_or_default();
                 let joined = format!("{} {}", e.path.clone().unwrap_or_default(), argv.join(" "));
-                // Injection probe: our marker reached an execve (as program or argument).
+                // Injection probe: our marker ran as a program, or a shell was handed it as code.
                 if let Some(i) = p.call()
                     && let Some(m) = calls[i].marker.as_deref()
                     && joined.contains(m)
+                    && probe_executed(e, m)
                 {
                     security_relevant = true;
                     let key = format!("injection:{}", calls[i].label);
@@ -617,6 +731,35 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             )
                         }
                     });
+                    // A program run from memory, or from a file the server wrote itself, is
+                    // never left on disk for the dropped-executable check to find.
+                    let ran = e.effective_path().unwrap_or_default();
+                    if made.contains(ran) {
+                        let memfd = ran.starts_with("/memfd:");
+                        let key = format!("ran-own:{ran}");
+                        acc.observe(&target, &key, syscall_ev(e), || {
+                            let (what, title) = if memfd {
+                                (
+                                    format!("runs a program from memory ({ran}){note}: it never existed on disk"),
+                                    "runs a program from memory",
+                                )
+                            } else {
+                                (
+                                    format!(
+                                        "runs {}{note}, a program it wrote itself during the run",
+                                        ran.replacen(SANDBOX_HOME, "~", 1)
+                                    ),
+                                    "runs a program it wrote itself",
+                                )
+                            };
+                            let f = finding(inp, RuleId::Dropped, &target, what, &key).title(title);
+                            if declared && !memfd {
+                                f.severity(Severity::Medium)
+                            } else {
+                                f
+                            }
+                        });
+                    }
                 } else {
                     continue;
                 }
@@ -638,9 +781,31 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 if mode & 0o111 == 0 {
                     continue;
                 }
+                let path = e.path.clone().unwrap_or_default();
+                // git probes whether the file system keeps the x bit by setting it and at once
+                // clearing it again (`core.filemode`): only a file left executable, or run
+                // meanwhile, is dropped.
+                let later = inp
+                    .events
+                    .iter()
+                    .skip_while(|x| !std::ptr::eq(*x, e))
+                    .skip(1)
+                    .filter(|x| x.path.as_deref() == Some(path.as_str()));
+                let mut cleared = false;
+                for x in later {
+                    if x.kind == EventKind::Exec {
+                        break;
+                    }
+                    if x.kind == EventKind::Chmod && x.ok() && chmod_mode(x) & 0o111 == 0 {
+                        cleared = true;
+                        break;
+                    }
+                }
+                if cleared {
+                    continue;
+                }
                 security_relevant = true;
                 note_cat(p, "dropped-executable");
-                let path = e.path.clone().unwrap_or_default();
                 dropped(&mut acc, inp, &target, &path, note, syscall_ev(e));
             }
             EventKind::FileOpen | EventKind::Rename | EventKind::Symlink | EventKind::Unlink
@@ -690,6 +855,22 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     continue;
                 }
             }
+            EventKind::IoUring if e.ok() => {
+                security_relevant = true;
+                note_cat(p, "io_uring");
+                let key = "io-uring";
+                acc.observe(&target, key, syscall_ev(e), || {
+                    finding(
+                        inp,
+                        RuleId::IoUring,
+                        &target,
+                        format!(
+                            "set up io_uring{note}: files opened and read through it are not visible to the tracer, so what it accessed that way is unknown"
+                        ),
+                        key,
+                    )
+                });
+            }
             _ => continue,
         }
         if security_relevant && e.phase.starts_with("after:") {
@@ -700,6 +881,29 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     }
 
+    outliving_processes(&mut acc, inp);
+    for (target, (paths, evs)) in attempts {
+        let shown = if paths.len() > 6 {
+            format!("{} and {} more", paths[..6].join(", "), paths.len() - 6)
+        } else {
+            paths.join(", ")
+        };
+        let key = "read-attempts";
+        let mut f = finding(
+            inp,
+            RuleId::SensitiveRead,
+            &target,
+            format!(
+                "tries to read sensitive paths the sandbox does not provide, undeclared: {shown}"
+            ),
+            key,
+        )
+        .title("tries to read credentials")
+        .build();
+        f.evidence = evs;
+        acc.add(f, key.to_string());
+    }
+
     // Exec attempts of probe markers that failed (the shell tried to run our marker).
     for (e, p) in inp.events.iter().zip(inp.phases) {
         if e.kind != EventKind::Exec || e.ok() {
@@ -707,7 +911,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
         if let Some(i) = p.call()
             && let Some(m) = calls[i].marker.as_deref()
-            && e.path.as_deref().is_some_and(|x| x.contains(m))
+            && probe_executed(e, m)
         {
             let target = entity_of(inp, p);
             let key = format!("injection:{}", calls[i].label);
@@ -733,7 +937,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             EventKind::Exec => "exec arguments",
             _ => continue,
         };
-        let hits = inp.canaries.find(&e.bytes);
+        let hits = find_canaries(inp.canaries, &e.bytes);
         if !hits.is_empty() {
             let target = entity_of(inp, p);
             leak(
@@ -749,7 +953,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     }
     // Canaries in responses.
     for (i, c) in calls.iter().enumerate() {
-        let hits = inp.canaries.find(c.response.as_bytes());
+        let hits = find_canaries(inp.canaries, c.response.as_bytes());
         if !hits.is_empty() {
             let target = entity_of(inp, &Phase::Call(i));
             leak(
@@ -765,9 +969,63 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             );
         }
     }
+    // Canaries in what the server says about itself (initialize answer, listings before and
+    // after the calls): the agent hands it to its model without any call.
+    let ex = inp.exercise;
+    if let Some(info) = &ex.server_info {
+        let text = info.to_string();
+        let hits = find_canaries(inp.canaries, text.as_bytes());
+        if !hits.is_empty() {
+            let target = entity_of(inp, &Phase::Startup);
+            let ev = Evidence::Note {
+                text: format!("initialize answer: {}", excerpt(&text, 300)),
+            };
+            leak(
+                &mut acc,
+                inp,
+                &target,
+                "the initialize answer",
+                &hits,
+                "",
+                ev,
+            );
+        }
+    }
+    let listings = [
+        (&ex.tools, EntityKind::Tool, "name", "tools/list"),
+        (&ex.resources, EntityKind::Resource, "uri", "resources/list"),
+        (
+            &ex.resource_templates,
+            EntityKind::Resource,
+            "uriTemplate",
+            "resources/templates/list",
+        ),
+        (&ex.prompts, EntityKind::Prompt, "name", "prompts/list"),
+    ];
+    let after = ex
+        .tools_after
+        .iter()
+        .map(|t| (t, EntityKind::Tool, "name", "tools/list after the calls"));
+    for (items, kind, key, what) in listings.into_iter().chain(after) {
+        for item in items {
+            let text = item.to_string();
+            let hits = find_canaries(inp.canaries, text.as_bytes());
+            let Some(name) = item.get(key).and_then(Value::as_str) else {
+                continue;
+            };
+            if hits.is_empty() {
+                continue;
+            }
+            let target = ToolRef::new(inp.server, kind, name);
+            let ev = Evidence::Note {
+                text: format!("{what}: {}", excerpt(&text, 300)),
+            };
+            leak(&mut acc, inp, &target, "its listing", &hits, "", ev);
+        }
+    }
     // Files written: canaries copied elsewhere, executables dropped.
     for (path, bytes, exec) in inp.written_files {
-        let hits = inp.canaries.find(bytes);
+        let hits = find_canaries(inp.canaries, bytes);
         let writer = inp
             .events
             .iter()
@@ -794,7 +1052,10 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 ev.clone(),
             );
         }
-        if *exec {
+        // git's sample hooks are executable templates that git never runs (only a hook without
+        // `.sample` does, and that one is still reported).
+        let git_sample = path.contains("/.git/hooks/") && path.ends_with(".sample");
+        if *exec && !git_sample {
             dropped(&mut acc, inp, &target, path, note, ev);
         }
     }
@@ -903,8 +1164,11 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     }
     sql_injection(&mut acc, inp);
-    for ((_, key), f) in acc.findings.iter_mut() {
+    for ((target, key), f) in acc.findings.iter_mut() {
         if key == "egress" {
+            if named.get(target) == Some(&true) && f.severity > Severity::Info {
+                declared_by_name(f);
+            }
             summarize_egress(f);
         }
     }
@@ -1080,6 +1344,249 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
     }
 }
 
+/// MCPS-R016: processes (not threads) created during a call, or by its descendants, with no
+/// `exit_group` in the trace were still running at teardown; what they did later is unseen.
+/// Calls that timed out are left out: their tool is INCOMPLETE already.
+fn outliving_processes(acc: &mut Acc, inp: &Inputs) {
+    let calls = &inp.exercise.calls;
+    let mut group: HashMap<u32, u32> = HashMap::new();
+    for e in inp.events {
+        if e.kind == EventKind::Spawn
+            && e.thread
+            && let Some(c) = e.child
+        {
+            let g = group.get(&e.pid).copied().unwrap_or(e.pid);
+            group.insert(c, g);
+        }
+    }
+    let exited: std::collections::HashSet<u32> = inp
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Exit)
+        .map(|e| group.get(&e.pid).copied().unwrap_or(e.pid))
+        .collect();
+    for (e, p) in inp.events.iter().zip(inp.phases) {
+        if e.kind != EventKind::Spawn || e.thread || !e.ok() {
+            continue;
+        }
+        let (Some(child), Some(i)) = (e.child, p.call()) else {
+            continue;
+        };
+        if calls[i].timed_out || exited.contains(&child) {
+            continue;
+        }
+        let target = entity_of(inp, p);
+        let note = phase_note(&e.phase);
+        let key = "outlives-scan";
+        acc.observe(&target, key, syscall_ev(e), || {
+            finding(
+                inp,
+                RuleId::OutlivesScan,
+                &target,
+                format!(
+                    "process {child}, started by this tool{note}, was still running when the scan ended: what it did after that was not observed"
+                ),
+                key,
+            )
+        });
+    }
+}
+
+type DnsQueries<'a> = Vec<(&'a Capture, Vec<String>, Phase)>;
+
+/// Canaries in `data` as sent and as a decoder would read it: URL-decoded, and without the line
+/// breaks, blanks and JSON escapes that cut encoded text into pieces (`base64` wraps every 76
+/// characters, `base64 -w 16` every 16; the search needs a dozen contiguous characters).
+fn find_canaries(canaries: &CanarySet, data: &[u8]) -> Vec<crate::canary::CanaryHit> {
+    let mut hits = canaries.find(data);
+    let mut variants: Vec<Vec<u8>> = Vec::new();
+    if data.contains(&b'%') {
+        variants.push(url_decode(data));
+    }
+    let sources: Vec<&[u8]> = std::iter::once(data)
+        .chain(variants.iter().map(Vec::as_slice))
+        .collect();
+    let joined: Vec<Vec<u8>> = sources
+        .iter()
+        .map(|d| strip_breaks(d))
+        .zip(&sources)
+        .filter(|(v, d)| v.len() != d.len())
+        .map(|(v, _)| v)
+        .collect();
+    variants.extend(joined);
+    for v in &variants {
+        for h in canaries.find(v) {
+            if !hits.iter().any(|x| x.origin == h.origin) {
+                hits.push(h);
+            }
+        }
+    }
+    hits
+}
+
+/// `data` without ASCII blanks and line breaks, nor the two-character escapes `\n`, `\r`.
+fn strip_breaks(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        match data[i] {
+            b'\\' if matches!(data.get(i + 1), Some(b'n' | b'r' | b't')) => i += 2,
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Percent-decoding (`%2B` → `+`); `+` is kept, as base64 uses it.
+fn url_decode(data: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                data.get(i + 1).copied().and_then(hex),
+                data.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push(h << 4 | l);
+            i += 3;
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Base32 (RFC 4648, either case) decoded, other characters skipped.
+fn base32_decode(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() * 5 / 8);
+    let (mut bits, mut n) = (0u64, 0u32);
+    for &ch in s {
+        let v = match ch {
+            b'a'..=b'z' => ch - b'a',
+            b'A'..=b'Z' => ch - b'A',
+            b'2'..=b'7' => ch - b'2' + 26,
+            _ => continue,
+        };
+        bits = (bits << 5) | u64::from(v);
+        n += 5;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    out
+}
+
+/// Canaries in DNS names that no single name shows: a secret split over labels or over several
+/// queries, plain, hex or base32 (the usual tunnel alphabet). Per entity and domain (the last two
+/// labels), the labels in front of the part every name shares are joined in query order, once
+/// whole and once leftmost labels only, and searched as they are and base32-decoded at every
+/// alignment. Origins a single name already shows are left to the per-capture search.
+fn split_dns(
+    acc: &mut Acc,
+    inp: &Inputs,
+    captures: &[Capture],
+    phase_of: impl Fn(&Capture) -> Phase,
+) {
+    let mut dns: Vec<&Capture> = captures
+        .iter()
+        .filter(|c| c.protocol == "dns" && c.host.is_some())
+        .collect();
+    dns.sort_by(|a, b| a.ts.total_cmp(&b.ts));
+    // (entity, domain) -> its queries in order: capture, labels, phase.
+    let mut groups: BTreeMap<(ToolRef, String), DnsQueries> = BTreeMap::new();
+    for c in dns {
+        let host = c.host.as_deref().unwrap_or_default().trim_end_matches('.');
+        let labels: Vec<String> = host.split('.').map(str::to_string).collect();
+        if labels.len() < 3 {
+            continue;
+        }
+        let domain = labels[labels.len() - 2..].join(".").to_ascii_lowercase();
+        let p = phase_of(c);
+        groups
+            .entry((entity_of(inp, &p), domain))
+            .or_default()
+            .push((c, labels, p));
+    }
+    for ((target, _), items) in groups {
+        let min_len = items.iter().map(|(_, l, _)| l.len()).min().unwrap_or(0);
+        let mut shared = 2;
+        if items.len() > 1 {
+            while shared < min_len - 1 {
+                let k = shared + 1;
+                let first = &items[0].1;
+                let same = items
+                    .iter()
+                    .all(|(_, l, _)| l[l.len() - k].eq_ignore_ascii_case(&first[first.len() - k]));
+                if !same {
+                    break;
+                }
+                shared = k;
+            }
+        }
+        let mut whole = String::new();
+        let mut leftmost = String::new();
+        for (_, l, _) in &items {
+            whole.extend(l[..l.len() - shared].iter().map(String::as_str));
+            leftmost.push_str(&l[0]);
+        }
+        let known: Vec<String> = items
+            .iter()
+            .flat_map(|(c, _, _)| find_canaries(inp.canaries, &c.bytes))
+            .map(|h| h.origin)
+            .collect();
+        let mut hits: Vec<crate::canary::CanaryHit> = Vec::new();
+        let mut add = |found: Vec<crate::canary::CanaryHit>, b32: bool| {
+            for mut h in found {
+                if b32 {
+                    h.encoding = "base32";
+                }
+                if !known.contains(&h.origin) && !hits.iter().any(|x| x.origin == h.origin) {
+                    hits.push(h);
+                }
+            }
+        };
+        for joined in [&whole, &leftmost] {
+            add(inp.canaries.find(joined.as_bytes()), false);
+            let alpha: Vec<u8> = joined
+                .bytes()
+                .filter(|b| b.is_ascii_alphabetic() || (b'2'..=b'7').contains(b))
+                .collect();
+            for skip in 0..8.min(alpha.len()) {
+                add(inp.canaries.find(&base32_decode(&alpha[skip..])), true);
+            }
+        }
+        if hits.is_empty() {
+            continue;
+        }
+        let channel = if items.len() > 1 {
+            "DNS names, split across queries"
+        } else {
+            "a DNS name, split across labels"
+        };
+        for (c, _, p) in &items {
+            let label = p.label(&inp.exercise.calls);
+            leak(
+                acc,
+                inp,
+                &target,
+                channel,
+                &hits,
+                phase_note(&label),
+                capture_ev(c),
+            );
+        }
+    }
+}
+
 /// Rewrites an egress observation to list every destination seen (HTTP requests and TLS names
 /// first, then DNS names, then raw addresses).
 fn summarize_egress(f: &mut Finding) {
@@ -1135,11 +1642,154 @@ fn summarize_egress(f: &mut Finding) {
     };
     if let Some((head, tail)) = f.observation.split_once(" to ") {
         let rest = tail
-            .find(" (declared)")
+            .find(" (declared")
             .map(|i| &tail[i..])
             .or_else(|| tail.find(", undeclared").map(|i| &tail[i..]))
             .unwrap_or("");
         f.observation = format!("{head} to {shown}{rest}");
+    }
+}
+
+/// Whether an execve shows probe marker `m` executed: the marker is the program (a shell's PATH
+/// lookup of it, even a failed one), or a shell got it in its `-c` script. The marker inside a
+/// plain argument (`grep -F -- 'x; m #'`) or inside a program name taken verbatim from the input
+/// (`$(m)` run without a shell by a command runner) was not interpreted.
+fn probe_executed(e: &Event, m: &str) -> bool {
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let argv = e.argv.as_deref().unwrap_or_default();
+    if e.path.as_deref().is_some_and(|p| base(p) == m) || argv.first().is_some_and(|a| base(a) == m)
+    {
+        return true;
+    }
+    const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"];
+    let prog = e.path.as_deref().map(base).unwrap_or_default();
+    let arg0 = argv.first().map(|a| base(a)).unwrap_or_default();
+    if !(SHELLS.contains(&prog.as_str()) || SHELLS.contains(&arg0.as_str())) {
+        return false;
+    }
+    // The script is the argument after `-c` (or `-lc`, `-ec`, ...); what follows it is data.
+    let script = argv
+        .iter()
+        .skip(1)
+        .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+        .and_then(|i| argv.get(i + 2));
+    script.is_some_and(|s| shell_live(s, m))
+}
+
+/// Whether `m` appears in `script` where a POSIX shell would run it: as a command (at the start,
+/// after `;`, `&`, `|`, a newline or a subshell's `(`, or first in a `$(...)`/backtick
+/// substitution), outside single quotes, outside double quotes unless in a substitution there,
+/// and outside comments. A properly quoted argument (`grep -- 'x; m #'`) is data, not an
+/// injection; so is `m` as a plain argument.
+fn shell_live(script: &str, m: &str) -> bool {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Ctx {
+        Plain,
+        Single,
+        Double,
+        Subst,
+        Backtick,
+    }
+    let b = script.as_bytes();
+    let mut stack = vec![Ctx::Plain];
+    let mut i = 0;
+    while i < b.len() {
+        let top = *stack.last().unwrap_or(&Ctx::Plain);
+        // Bytes, not str slices: `i` may sit inside a multi-byte character.
+        let rest = &b[i..];
+        if matches!(top, Ctx::Plain | Ctx::Subst | Ctx::Backtick) && rest.starts_with(m.as_bytes())
+        {
+            let before = b[..i].iter().rev().find(|c| !matches!(c, b' ' | b'\t'));
+            let command_position = match before {
+                None => true,
+                Some(b'`') => top == Ctx::Backtick,
+                Some(c) => b";&|(\n".contains(c),
+            };
+            if command_position {
+                return true;
+            }
+        }
+        let at_word_start =
+            i == 0 || b[i - 1].is_ascii_whitespace() || b";&|()".contains(&b[i - 1]);
+        match (top, b[i]) {
+            (Ctx::Single, b'\'') => {
+                stack.pop();
+            }
+            (Ctx::Single, _) => {}
+            (_, b'\\') => i += 1,
+            (Ctx::Double, b'"') => {
+                stack.pop();
+            }
+            (_, b'$') if rest.starts_with(b"$(") => {
+                stack.push(Ctx::Subst);
+                i += 1;
+            }
+            (Ctx::Backtick, b'`') => {
+                stack.pop();
+            }
+            (_, b'`') => stack.push(Ctx::Backtick),
+            (Ctx::Double, _) => {}
+            (Ctx::Subst, b')') => {
+                stack.pop();
+            }
+            (_, b'\'') => stack.push(Ctx::Single),
+            (_, b'"') => stack.push(Ctx::Double),
+            (_, b'#') if at_word_start => {
+                // A comment runs to the end of the line.
+                i += rest.iter().position(|c| *c == b'\n').unwrap_or(rest.len());
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The mode a traced chmod sets (`0755`, `0100644`).
+fn chmod_mode(e: &Event) -> u32 {
+    e.flags
+        .as_deref()
+        .and_then(|m| u32::from_str_radix(m.trim_start_matches("0o"), 8).ok())
+        .unwrap_or(0)
+}
+
+/// The service a DNS name belongs to: the label left of the public suffix (`github` for
+/// `api.github.com`, `example` for `www.example.co.uk`).
+fn service_label(host: &str) -> Option<String> {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let labels: Vec<&str> = host.split('.').collect();
+    if labels.len() < 2 || host.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    let mut i = labels.len() - 2;
+    // Second-level suffixes under a country code (`co.uk`, `com.au`).
+    const SLD: [&str; 9] = ["co", "com", "net", "org", "gov", "edu", "ac", "or", "ne"];
+    if i > 0 && labels[labels.len() - 1].len() == 2 && SLD.contains(&labels[i]) {
+        i -= 1;
+    }
+    let l = labels[i];
+    (l.len() >= 3).then(|| l.to_string())
+}
+
+/// Whether the tool's declared text or the server's name names the service `host` belongs to.
+fn names_service(inp: &Inputs, target: &ToolRef, host: &str) -> bool {
+    let Some(label) = service_label(host) else {
+        return false;
+    };
+    let words = [label];
+    has_word(&declared_text(inp, target), &words)
+        || has_word(&inp.server.replace(['_', '-'], " ").to_lowercase(), &words)
+}
+
+/// An undeclared egress finding whose every destination is a service the tool or server names:
+/// declared, INFO.
+fn declared_by_name(f: &mut Finding) {
+    f.severity = Severity::Info;
+    if let Some(i) = f.observation.find(", undeclared") {
+        f.observation.truncate(i);
+        f.observation
+            .push_str(" (declared: the tool or server names the service)");
     }
 }
 
@@ -1286,6 +1936,27 @@ fn dropped(acc: &mut Acc, inp: &Inputs, target: &ToolRef, path: &str, note: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probe_marker_is_live_only_where_a_shell_would_run_it() {
+        let m = "mcpscanprobe1";
+        // Injected: the marker is a command, or a substitution, even inside double quotes.
+        assert!(shell_live("grep -- x; mcpscanprobe1 # notes.txt", m));
+        assert!(shell_live("echo \"$(mcpscanprobe1)\"", m));
+        assert!(shell_live("echo `mcpscanprobe1`", m));
+        assert!(shell_live("ls $(echo 'a' ; mcpscanprobe1)", m));
+        // Data: quoted arguments, escaped, and comments.
+        assert!(!shell_live("grep -- 'x; mcpscanprobe1 #' notes.txt", m));
+        assert!(!shell_live("grep -- \"x; mcpscanprobe1 #\" notes.txt", m));
+        assert!(!shell_live("echo '$(mcpscanprobe1)'", m));
+        assert!(!shell_live("echo hi # mcpscanprobe1", m));
+        assert!(!shell_live("echo \\`mcpscanprobe1\\`", m));
+        assert!(!shell_live("grep -- x mcpscanprobe1 notes.txt", m));
+        assert!(!shell_live("echo $(echo mcpscanprobe1)", m));
+        // Multi-byte text around the marker does not trip the scanner.
+        assert!(!shell_live("echo 'é mcpscanprobe1 ü'", m));
+        assert!(shell_live("echo é; mcpscanprobe1", m));
+    }
 
     #[test]
     fn loopback_other_than_127_0_0_1_is_egress() {
@@ -1508,10 +2179,191 @@ mod tests {
     }
 
     #[test]
+    fn only_sockets_outside_the_sandbox_private_areas_are_host_sockets() {
+        assert!(host_socket("/run/docker.sock"));
+        assert!(host_socket("/var/run/dbus/system_bus_socket"));
+        assert!(!host_socket("/home/sandbox/workspace/app.sock"));
+        assert!(!host_socket("/tmp/.X11-unix/X0"));
+        assert!(!host_socket("/run/user/0/bus"));
+        assert!(!host_socket("/var/run/nscd/socket"));
+        assert!(!host_socket("@abstract"));
+    }
+
+    #[test]
+    fn connect_to_a_host_service_socket_is_reported_and_a_private_one_is_not() {
+        let calls = vec![call("containers", 1, 10.0, 11.0)];
+        let mut evs = events(&[
+            r#"7 10.2 connect(3, {sa_family=AF_UNIX, sun_path="/run/docker.sock"}, 110) = 0"#,
+            r#"7 10.3 connect(4, {sa_family=AF_UNIX, sun_path="/home/sandbox/workspace/db.sock"}, 110) = 0"#,
+            r#"7 10.4 connect(5, {sa_family=AF_UNIX, sun_path="/run/dbus/system_bus_socket"}, 110) = -1 ENOENT (No such file or directory)"#,
+        ]);
+        let phases = attribute(&mut evs, &calls, 5.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        let canaries = CanarySet::default();
+        let f: Vec<Finding> = findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        });
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].rule_id, RuleId::Egress.id());
+        assert_eq!(f[0].severity, Severity::High);
+        assert!(
+            f[0].observation.contains("/run/docker.sock"),
+            "{}",
+            f[0].observation
+        );
+    }
+
+    #[test]
+    fn wrapped_escaped_and_url_encoded_text_is_searched_joined() {
+        assert_eq!(strip_breaks(b"ab\ncd\r\n e\\nf"), b"abcdef");
+        assert_eq!(url_decode(b"a%2Bb%2f%3D+%zz"), b"a+b/=+%zz");
+        let token = "0123456789abcdef01234567";
+        let c = CanarySet::from_canaries(vec![crate::canary::Canary {
+            origin: "~/.ssh/id_rsa".into(),
+            token: token.into(),
+            content: token.into(),
+            home_path: Some(".ssh/id_rsa".into()),
+            env_name: None,
+        }]);
+        let b64 = crate::canary::base64(format!("key {token}\n").as_bytes());
+        let wrapped: String = b64
+            .as_bytes()
+            .chunks(8)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            c.find(wrapped.as_bytes()).is_empty(),
+            "wrapping defeats the plain search"
+        );
+        assert_eq!(find_canaries(&c, wrapped.as_bytes()).len(), 1);
+        let encoded = wrapped
+            .replace('\n', "%0A")
+            .replace('+', "%2B")
+            .replace('/', "%2F");
+        assert_eq!(find_canaries(&c, encoded.as_bytes()).len(), 1);
+        // Twin: the same shapes without the token.
+        let other = crate::canary::base64(b"key 9999999999999999999999\n");
+        assert!(find_canaries(&c, other.as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn base32_decodes_either_case_and_skips_other_characters() {
+        assert_eq!(base32_decode(b"MZXW6YTBOI"), b"foobar");
+        assert_eq!(base32_decode(b"mzxw6.ytboi"), b"foobar");
+    }
+
+    fn process_findings(lines: &[&str]) -> Vec<Finding> {
+        let calls = vec![call("schedule", 1, 10.0, 11.0)];
+        let mut evs = events(lines);
+        let phases = attribute(&mut evs, &calls, 5.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        let canaries = CanarySet::default();
+        findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::OutlivesScan.id())
+        .collect()
+    }
+
+    #[test]
+    fn grandchild_without_exit_outlives_the_scan_and_an_exited_one_does_not() {
+        let fork = |pid: u32, ts: f64, child: u32| {
+            format!(
+                r#"{pid} {ts} clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = {child}"#
+            )
+        };
+        let (a, b) = (fork(7, 10.2, 8), fork(8, 10.3, 9));
+        let left = process_findings(&[&a, &b, "8 10.4 exit_group(0) = ?"]);
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert_eq!(left[0].target.name, "schedule");
+        assert!(
+            left[0].observation.contains("process 9"),
+            "{}",
+            left[0].observation
+        );
+        assert!(
+            process_findings(&[
+                &a,
+                &b,
+                "8 10.4 exit_group(0) = ?",
+                "9 12.0 exit_group(0) = ?"
+            ])
+            .is_empty()
+        );
+        // Threads are not processes: a worker thread kept alive is not reported.
+        let thread = r#"7 10.2 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM}, 88) = 8"#;
+        assert!(process_findings(&[thread]).is_empty());
+    }
+
+    #[test]
     fn writes_in_workspace_and_tmp_are_not_outside() {
         assert!(!outside_workspace("/home/sandbox/workspace/out.txt"));
         assert!(!outside_workspace("/tmp/x"));
         assert!(outside_workspace("/home/sandbox/.bashrc"));
         assert!(outside_workspace("/etc/passwd"));
+    }
+
+    #[test]
+    fn service_label_is_the_name_left_of_the_public_suffix() {
+        assert_eq!(service_label("api.github.com").as_deref(), Some("github"));
+        assert_eq!(
+            service_label("www.example.co.uk.").as_deref(),
+            Some("example")
+        );
+        // A look-alike belongs to its own registrable name.
+        assert_eq!(
+            service_label("codeberg.org.collector.net").as_deref(),
+            Some("collector")
+        );
+        assert_eq!(service_label("93.184.216.34"), None);
+        assert_eq!(service_label("localhost"), None);
+    }
+
+    #[test]
+    fn probe_marker_counts_as_executed_only_when_run_or_handed_to_a_shell() {
+        let exec = |line: &str| {
+            let mut p = crate::trace::StraceParser::default();
+            use crate::trace::TraceParser;
+            crate::events::from_record(&p.feed(line)[0]).expect("event")
+        };
+        let m = "mcpscanprobe1x1";
+        let run = exec(
+            r#"5 1.0 execve("/usr/bin/mcpscanprobe1x1", ["mcpscanprobe1x1"], 0x0 /* 3 vars */) = -1 ENOENT (No such file or directory)"#,
+        );
+        assert!(probe_executed(&run, m));
+        let shell = exec(
+            r#"5 1.0 execve("/bin/sh", ["/bin/sh", "-c", "grep x; mcpscanprobe1x1 #"], 0x0 /* 3 vars */) = 0"#,
+        );
+        assert!(probe_executed(&shell, m));
+        let arg = exec(
+            r#"5 1.0 execve("/usr/bin/grep", ["grep", "-F", "--", "x; mcpscanprobe1x1 #"], 0x0 /* 3 vars */) = 0"#,
+        );
+        assert!(!probe_executed(&arg, m));
+        let verbatim = exec(
+            r#"5 1.0 execve("/usr/bin/$(mcpscanprobe1x1)", ["$(mcpscanprobe1x1)"], 0x0 /* 3 vars */) = -1 ENOENT (No such file or directory)"#,
+        );
+        assert!(!probe_executed(&verbatim, m));
     }
 }

@@ -30,7 +30,15 @@ pub enum EventKind {
     /// clone/fork/vfork: `child` is the new pid/tid.
     Spawn,
     Exec,
+    /// exit_group: `result` is the exit code (the whole thread group ends).
     Exit,
+    /// io_uring_setup: operations submitted through the ring are not traced.
+    IoUring,
+    /// memfd_create: `path` is `/memfd:<name>` (as the kernel names it), `result` its descriptor.
+    Memfd,
+    /// mount/move_mount: `path` is the mount point, `target` what is mounted there (the source);
+    /// open_tree: `target` is the tree, `result` its descriptor.
+    Mount,
 }
 
 /// One event. Optional fields are omitted from JSON when absent.
@@ -464,8 +472,13 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
         }
         "execve" | "execveat" => {
             let mut e = Event::new(s, EventKind::Exec);
-            let (pi, ai) = if s.name == "execve" { (0, 1) } else { (1, 2) };
-            e.path = string_arg(a, pi);
+            if s.name == "execve" {
+                e.path = string_arg(a, 0);
+            } else {
+                // execveat(fd, "", ..., AT_EMPTY_PATH) runs the descriptor itself (fexecve).
+                e.path = at_arg(&mut e, a, 0, 1);
+            }
+            let ai = if s.name == "execve" { 1 } else { 2 };
             if let Some(list) = a.get(ai) {
                 let inner = list.trim().trim_start_matches('[').trim_end_matches(']');
                 let argv: Vec<String> = split_args(inner)
@@ -476,6 +489,46 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
                 e.bytes = argv.join(" ").into_bytes();
                 e.argv = Some(argv);
             }
+            e
+        }
+        "exit_group" => {
+            let mut e = Event::new(s, EventKind::Exit);
+            e.result = a.first().and_then(|c| c.trim().parse().ok());
+            e
+        }
+        "io_uring_setup" => Event::new(s, EventKind::IoUring),
+        "mount" => {
+            let mut e = Event::new(s, EventKind::Mount);
+            e.target = string_arg(a, 0);
+            e.path = string_arg(a, 1);
+            e.flags = a.get(3).cloned();
+            e
+        }
+        "open_tree" => {
+            let mut e = Event::new(s, EventKind::Mount);
+            if let Some(t) = string_arg(a, 1) {
+                let (t, d) = at_path(a.first().map_or("", String::as_str), t);
+                e.target = Some(t);
+                e.target_dirfd = d;
+            }
+            e.flags = a.get(2).cloned();
+            e
+        }
+        "move_mount" => {
+            let mut e = Event::new(s, EventKind::Mount);
+            e.path = at_arg(&mut e, a, 2, 3);
+            if let Some(t) = string_arg(a, 1) {
+                let (t, d) = at_path(a.first().map_or("", String::as_str), t);
+                e.target = Some(t);
+                e.target_dirfd = d;
+            }
+            e.flags = a.get(4).cloned();
+            e
+        }
+        "memfd_create" => {
+            let mut e = Event::new(s, EventKind::Memfd);
+            e.path = string_arg(a, 0).map(|n| format!("/memfd:{n}"));
+            e.flags = a.get(1).cloned();
             e
         }
         _ => return None,
@@ -546,6 +599,34 @@ mod tests {
             e.argv,
             Some(vec!["sh".into(), "-c".into(), "echo \"hi\", there".into()])
         );
+    }
+
+    #[test]
+    fn exit_group_and_io_uring_setup_become_events() {
+        let e = ev(r#"7 1.0 exit_group(3) = ?"#);
+        assert_eq!(e.kind, EventKind::Exit);
+        assert_eq!(e.result, Some(3));
+        let u = ev(r#"7 1.0 io_uring_setup(4, 0x7ffd5f1c0d40) = 5"#);
+        assert_eq!(u.kind, EventKind::IoUring);
+        assert!(u.ok());
+        let failed =
+            ev(r#"7 1.0 io_uring_setup(4, 0x7ffd5f1c0d40) = -1 EPERM (Operation not permitted)"#);
+        assert!(!failed.ok());
+    }
+
+    #[test]
+    fn memfd_create_and_fexecve_keep_what_resolution_needs() {
+        let m = ev(r#"7 1.0 memfd_create("fmt", MFD_CLOEXEC) = 4"#);
+        assert_eq!(m.kind, EventKind::Memfd);
+        assert_eq!(m.path.as_deref(), Some("/memfd:fmt"));
+        assert_eq!(m.result, Some(4));
+        let x = ev(
+            r#"7 1.0 execveat(4, "", ["sh", "-c", "id"], 0x7ffc /* 3 vars */, AT_EMPTY_PATH) = 0"#,
+        );
+        assert_eq!(x.kind, EventKind::Exec);
+        assert_eq!(x.path.as_deref(), Some(""));
+        assert_eq!(x.dirfd.as_deref(), Some("4"));
+        assert_eq!(x.argv, Some(vec!["sh".into(), "-c".into(), "id".into()]));
     }
 
     #[test]

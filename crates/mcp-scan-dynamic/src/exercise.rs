@@ -210,6 +210,10 @@ where
         }
         match tokio::time::timeout(t, peer.list_all_resource_templates()).await {
             Ok(Ok(r)) => ex.resource_templates = to_values(&r),
+            // Servers that advertise resources but route no templates/list (the mcp 1.x low-level
+            // `Server` without `@list_resource_templates`) have none: nothing was missed.
+            Ok(Err(rmcp::ServiceError::McpError(e)))
+                if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {}
             Ok(Err(e)) => ex
                 .notes
                 .push(format!("resources/templates/list failed: {e}")),

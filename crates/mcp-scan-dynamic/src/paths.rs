@@ -240,6 +240,58 @@ impl Resolver {
                     }
                 }
             }
+            EventKind::Memfd => {
+                // The descriptor names the anonymous file, so `/proc/self/fd/N` and fexecve
+                // resolve to it.
+                if let (Some(fd), Some(p)) = (e.result.filter(|_| ok), e.path.clone()) {
+                    self.cwd_of(pid);
+                    self.fds.entry(g).or_default().insert(fd, p.clone());
+                    e.resolved = Some(p);
+                }
+            }
+            EventKind::Mount => {
+                // A bind or moved mount makes the mount point lead where the source does, like
+                // a symlink (for every process: mount namespaces are not modelled); an
+                // open_tree descriptor names its source tree.
+                let base_t = self.base(pid, e.target_dirfd.as_deref());
+                let from = e
+                    .target
+                    .clone()
+                    .and_then(|t| Self::absolute(base_t.as_deref(), &t))
+                    .map(|a| self.resolve(pid, &a, true));
+                if let Some(f) = &from {
+                    e.target = Some(f.clone());
+                }
+                if e.syscall == "open_tree" {
+                    if let (Some(fd), Some(f)) = (e.result.filter(|_| ok), from) {
+                        self.cwd_of(pid);
+                        self.fds.entry(g).or_default().insert(fd, f);
+                    }
+                    return;
+                }
+                let base = self.base(pid, e.dirfd.as_deref());
+                let Some(at) = e
+                    .path
+                    .clone()
+                    .and_then(|p| Self::absolute(base.as_deref(), &p))
+                else {
+                    return;
+                };
+                let at = self.resolve(pid, &at, true);
+                e.path = Some(at.clone());
+                e.resolved = Some(at.clone());
+                let maps = e.syscall == "move_mount"
+                    || e.flags
+                        .as_deref()
+                        .is_some_and(|f| f.contains("MS_BIND") || f.contains("MS_MOVE"));
+                if ok
+                    && maps
+                    && let Some(f) = from
+                    && f != at
+                {
+                    self.nodes.insert(at, Node::Symlink(f));
+                }
+            }
             EventKind::Chmod if e.path.is_none() => {
                 // fchmod(fd, mode)
                 if let Some(p) = e.fd.and_then(|fd| self.fd_path(pid, fd)) {
@@ -493,6 +545,28 @@ mod tests {
         );
         assert_eq!(resolved(&evs[0]), "/home/sandbox/workspace/notes.txt");
         assert_eq!(resolved(&evs[2]), "/home/sandbox/.ssh/id_rsa");
+    }
+
+    #[test]
+    fn bind_mount_and_moved_tree_lead_where_their_source_does() {
+        let evs = run(
+            View::default(),
+            &[
+                r#"8 1.0 mount("/home/sandbox/.ssh", "/home/sandbox/workspace/.cache/keys", NULL, MS_BIND, NULL) = 0"#,
+                r#"8 1.1 openat(AT_FDCWD, "/home/sandbox/workspace/.cache/keys/id_rsa", O_RDONLY|O_CLOEXEC) = 10"#,
+                r#"9 1.2 open_tree(AT_FDCWD, "/home/sandbox/.aws", OPEN_TREE_CLONE) = 3"#,
+                r#"9 1.3 move_mount(3, "", AT_FDCWD, "data", MOVE_MOUNT_F_EMPTY_PATH) = 0"#,
+                r#"9 1.4 openat(AT_FDCWD, "data/credentials", O_RDONLY) = 4"#,
+                // Twin: a mount that is not a bind (a fresh tmpfs) leads nowhere else.
+                r#"9 1.5 mount("tmpfs", "/home/sandbox/workspace/scratch", "tmpfs", 0, NULL) = 0"#,
+                r#"9 1.6 openat(AT_FDCWD, "scratch/x", O_RDONLY) = 5"#,
+            ],
+        );
+        assert_eq!(resolved(&evs[1]), "/home/sandbox/.ssh/id_rsa");
+        assert_eq!(evs[3].path.as_deref(), Some("/home/sandbox/workspace/data"));
+        assert_eq!(evs[3].target.as_deref(), Some("/home/sandbox/.aws"));
+        assert_eq!(resolved(&evs[4]), "/home/sandbox/.aws/credentials");
+        assert_eq!(resolved(&evs[6]), "/home/sandbox/workspace/scratch/x");
     }
 
     #[test]

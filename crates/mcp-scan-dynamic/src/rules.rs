@@ -73,6 +73,14 @@ pub const RULE_FILES: &[(&str, &str)] = &[
         "rules/runtime/R014.toml",
         include_str!("../../../rules/runtime/R014.toml"),
     ),
+    (
+        "rules/runtime/R015.toml",
+        include_str!("../../../rules/runtime/R015.toml"),
+    ),
+    (
+        "rules/runtime/R016.toml",
+        include_str!("../../../rules/runtime/R016.toml"),
+    ),
 ];
 
 macro_rules! runtime_rules {
@@ -126,6 +134,10 @@ runtime_rules! {
     RugPull = "MCPS-R013",
     /// A SQL probe's answer shows the input reached a SQL parser.
     SqlInjection = "MCPS-R014",
+    /// io_uring set up: operations through the ring bypass the tracer.
+    IoUring = "MCPS-R015",
+    /// A process started by a call was still running when the scan ended.
+    OutlivesScan = "MCPS-R016",
 }
 
 /// One runtime rule: shared metadata and docs, plus the title its findings carry.

@@ -34,7 +34,7 @@ const KEEP_FD_BASE: c_int = 100;
 const KEEP_FD_COUNT: usize = 50;
 
 /// Host directories replaced by an empty private tmpfs in the sandbox.
-const PRIVATE_TMPFS: [&str; 3] = ["/var/tmp", "/dev/shm", "/run/user"];
+const PRIVATE_TMPFS: [&str; 2] = ["/var/tmp", "/dev/shm"];
 
 /// HOME inside the sandbox.
 pub const SANDBOX_HOME: &str = "/home/sandbox";
@@ -222,9 +222,14 @@ pub fn which(name: &str, extra: &[&str]) -> Option<PathBuf> {
         })
 }
 
-/// Directories hidden by a tmpfs in the sandbox (real homes).
+/// Directories hidden by a tmpfs in the sandbox: real homes, and /run, whose host service sockets
+/// (docker, D-Bus, nscd, systemd-resolved) are files the network namespace does not cover.
 fn masked_roots() -> Vec<PathBuf> {
-    let mut v = vec![PathBuf::from("/root"), PathBuf::from("/home")];
+    let mut v = vec![
+        PathBuf::from("/root"),
+        PathBuf::from("/home"),
+        PathBuf::from("/run"),
+    ];
     if let Some(h) = std::env::var_os("HOME").map(PathBuf::from)
         && h.is_absolute()
         && h != Path::new("/")
@@ -351,6 +356,9 @@ struct Prepared {
     /// (source, `/proc/self/fd/N` of its O_PATH descriptor, components to create, is a file).
     keep: Vec<(CString, CString, Vec<CString>, bool)>,
     masked: Vec<CString>,
+    /// /etc/resolv.conf when it is a link into the hidden /run (systemd-resolved): directories to
+    /// make, the file, and a resolv.conf naming the DNS sink.
+    resolv: Option<(Vec<CString>, CString, Vec<u8>)>,
     home_dir: CString,
     home_src: CString,
     tmp_src: CString,
@@ -685,6 +693,26 @@ impl Sandbox {
             proc_: cstr("/proc")?,
             keep,
             masked: masked.iter().map(|m| cpath(m)).collect::<Result<_, _>>()?,
+            resolv: match std::fs::canonicalize("/etc/resolv.conf") {
+                Ok(target) if target.starts_with("/run/") => {
+                    let mut dirs = Vec::new();
+                    let mut cur = PathBuf::from("/run");
+                    if let Some(parent) = target.parent()
+                        && let Ok(rest) = parent.strip_prefix("/run")
+                    {
+                        for c in rest.components() {
+                            cur.push(c);
+                            dirs.push(cpath(&cur)?);
+                        }
+                    }
+                    Some((
+                        dirs,
+                        cpath(&target)?,
+                        format!("nameserver {SINK_ADDR_STR}\n").into_bytes(),
+                    ))
+                }
+                _ => None,
+            },
             home_dir: cstr(SANDBOX_HOME)?,
             home_src: cpath(&run.home)?,
             tmp_src: cpath(&run.tmp)?,
@@ -1176,6 +1204,21 @@ fn c2_main(
         for m in &p.masked {
             if !mount(tmpfs, m, tmpfs, libc::MS_NOSUID | libc::MS_NODEV) {
                 child_fail(status_fd, 11, errno());
+            }
+        }
+        // Best effort: without it names do not resolve, which loses captures but leaks nothing.
+        if let Some((dirs, file, content)) = &p.resolv {
+            for d in dirs {
+                libc::mkdir(d.as_ptr(), 0o755);
+            }
+            let fd = libc::open(
+                file.as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC | libc::O_CLOEXEC,
+                0o644,
+            );
+            if fd >= 0 {
+                libc::write(fd, content.as_ptr().cast(), content.len());
+                libc::close(fd);
             }
         }
         libc::mkdir(p.home_dir.as_ptr(), 0o755);

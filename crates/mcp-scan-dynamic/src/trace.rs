@@ -95,6 +95,14 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "execve",
     "execveat",
     "exit_group",
+    // Rare outside servers that hide their I/O: operations through the ring are not syscalls.
+    "io_uring_setup",
+    // Rare: an anonymous file a program can be run from without touching the disk.
+    "memfd_create",
+    // Rare: mounts a server makes in a namespace of its own change where paths lead.
+    "mount",
+    "open_tree",
+    "move_mount",
 ];
 
 /// strace with `-f --seccomp-bpf -ttt`.

@@ -232,6 +232,32 @@ fixture_tests! {
     path_traversal_probe_opening_etc_passwd_is_caught => "traversal_server",
     notes_reader_refusing_paths_outside_the_workspace_is_clean => "traversal_safe",
     fetcher_refusing_non_public_addresses_has_no_ssrf_finding => "ssrf_safe",
+    key_read_through_proc_magic_links_and_openat2_is_caught => "evade_proc_paths",
+    proc_magic_links_and_openat2_inside_the_workspace_are_clean => "honest_proc_paths",
+    key_read_through_io_uring_is_reported_as_untraceable_io => "evade_io_uring",
+    hashing_a_workspace_file_with_plain_reads_is_clean => "honest_io_uring",
+    canary_split_across_dns_queries_in_hex_and_base32_is_caught => "evade_dns_split",
+    declared_dns_queries_with_split_random_ids_are_info_only => "honest_dns_split",
+    daemon_still_running_when_the_scan_ends_is_reported => "evade_late_daemon",
+    daemon_that_finishes_its_workspace_write_is_clean => "honest_late_daemon",
+    programs_run_from_memfd_or_a_self_written_deleted_file_are_caught => "evade_fileless",
+    declared_commands_run_from_installed_programs_are_info_only => "honest_fileless",
+    canaries_sent_by_shell_curl_socket_write_and_sendfile_are_caught => "evade_indirect_send",
+    declared_uploads_of_workspace_data_by_the_same_channels_are_info_only => "honest_indirect_send",
+    canaries_in_instructions_and_tool_description_are_caught => "evade_manifest_leak",
+    random_ids_in_instructions_and_tool_description_are_clean => "honest_manifest_leak",
+    key_read_under_a_bind_mount_or_moved_tree_of_its_own_is_caught => "evade_bind_mount",
+    mounts_of_workspace_directories_are_clean => "honest_bind_mount",
+    attempts_at_credential_stores_absent_from_the_sandbox_are_caught => "evade_cred_probe",
+    attempts_at_absent_settings_files_are_clean => "honest_cred_probe",
+    canaries_in_wrapped_and_url_encoded_base64_are_caught => "evade_wrapped_b64",
+    declared_uploads_of_wrapped_base64_workspace_data_are_info_only => "honest_wrapped_b64",
+    egress_to_the_service_the_tool_or_server_names_is_info => "honest_named_service",
+    egress_to_look_alike_hosts_or_raw_addresses_of_a_named_service_is_high => "evade_named_service",
+    git_filemode_probe_and_sample_hooks_drop_no_executable => "honest_git_filemode",
+    git_hook_left_executable_or_run_before_its_bit_is_cleared_is_caught => "evade_git_hook",
+    probe_markers_passed_as_arguments_without_a_shell_are_not_injection => "honest_exec_argv",
+    probe_pasted_into_a_shell_command_line_is_caught => "evade_exec_argv",
 }
 
 fn mcp2() -> String {
@@ -586,4 +612,54 @@ fn trace_over_its_cap_makes_the_run_incomplete_not_clean() {
         whole.report.findings().any(|f| f.rule_id == "MCPS-R002"),
         "{shown}"
     );
+}
+
+#[test]
+fn mcp1_low_level_server_without_resource_templates_is_complete() {
+    run_fixture(
+        "honest_no_templates",
+        &python("MCP_SCAN_TEST_PYTHON_MCP1", ".venv/mcp1/bin/python"),
+    );
+}
+
+/// Host service sockets live under /run (docker, D-Bus, nscd, systemd-resolved): they are files,
+/// so the network namespace does not cover them, and the sandbox shows an empty /run instead.
+/// Only a resolv.conf naming the DNS sink may be there, on hosts whose /etc/resolv.conf links
+/// into /run.
+#[test]
+fn host_run_directory_and_its_sockets_are_hidden() {
+    let host: Vec<_> = std::fs::read_dir("/run")
+        .map(|d| d.filter_map(Result::ok).collect())
+        .unwrap_or_default();
+    assert!(
+        !host.is_empty(),
+        "this host has an empty /run: the test shows nothing"
+    );
+    let o = run_fixture("sandbox_view", &mcp2());
+    let answer = o
+        .exercise
+        .calls
+        .iter()
+        .find(|c| c.name == "list_run" && c.label == "valid")
+        .map(|c| c.response.clone())
+        .expect("list_run answered");
+    assert!(answer.contains("entries: "), "{answer}");
+    // The answer is recorded with its content-type tags: take every `entries:` line.
+    let entries: Vec<&str> = answer
+        .lines()
+        .filter_map(|l| l.strip_prefix("entries: "))
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .collect();
+    let resolv = std::fs::canonicalize("/etc/resolv.conf").ok();
+    for e in &entries {
+        let allowed = resolv
+            .as_ref()
+            .is_some_and(|r| r.starts_with(e) || Path::new(e) == r.as_path());
+        assert!(
+            allowed,
+            "host /run entry visible in the sandbox: {e} ({answer})"
+        );
+    }
 }
