@@ -154,24 +154,21 @@ fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
     has_word(&declared_text(inp, target), &inp.rules.network_words)
 }
 
-fn expand(p: &str) -> String {
-    p.replace("{home}", SANDBOX_HOME)
-}
-
 fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
     canaries
         .canaries
         .iter()
         .filter_map(|c| c.home_path.as_deref())
-        .any(|h| path == format!("{SANDBOX_HOME}/{h}"))
-        || rules
-            .sensitive_paths
-            .iter()
-            .any(|p| path_matches(&expand(p), path))
-        || rules
-            .sensitive_dirs
-            .iter()
-            .any(|d| path.starts_with(&format!("{}/", expand(d))))
+        .any(|h| {
+            path.strip_prefix(SANDBOX_HOME)
+                .and_then(|r| r.strip_prefix('/'))
+                == Some(h)
+        })
+        || rules.sensitive_paths.iter().any(|p| path_matches(p, path))
+        || rules.sensitive_dirs.iter().any(|d| {
+            path.strip_prefix(d.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
 }
 
 fn is_egress(e: &Event) -> bool {
@@ -583,7 +580,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     .rules
                     .http_client_files
                     .iter()
-                    .any(|h| expand(h) == eff || expand(h) == req);
+                    .any(|h| *h == eff || *h == req);
                 let expected = http_file && net_calls.contains(&p.call());
                 let via = if req != eff && !req.is_empty() {
                     format!(" (through `{req}`)")
@@ -820,7 +817,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     .rules
                     .persistence_paths
                     .iter()
-                    .any(|pp| path_matches(&expand(pp), &path))
+                    .any(|pp| path_matches(pp, &path))
                 {
                     security_relevant = true;
                     note_cat(p, "persistence");

@@ -409,10 +409,11 @@ impl RuntimeRules {
                 .into_iter()
                 .map(|e| (e.name, e.template))
                 .collect(),
-            sensitive_paths: raw.sensitive.paths,
-            sensitive_dirs: raw.sensitive.dirs,
-            http_client_files: raw.sensitive.http_client_files,
-            persistence_paths: raw.persistence.paths,
+            // `{home}` is expanded once here: these are matched against every traced file event.
+            sensitive_paths: home_expanded(raw.sensitive.paths),
+            sensitive_dirs: home_expanded(raw.sensitive.dirs),
+            http_client_files: home_expanded(raw.sensitive.http_client_files),
+            persistence_paths: home_expanded(raw.persistence.paths),
             network_words: lower(raw.declared.network_words),
             exec_words: lower(raw.declared.exec_words),
             probes,
@@ -527,9 +528,24 @@ fn compile_rule_files(files: &[(&str, &str)]) -> Result<Vec<RuntimeRule>, RuleEr
 
 /// Matches `path` against a pattern where `*` stands for exactly one path component.
 pub fn path_matches(pattern: &str, path: &str) -> bool {
-    let p: Vec<&str> = pattern.split('/').collect();
-    let s: Vec<&str> = path.split('/').collect();
-    p.len() == s.len() && p.iter().zip(&s).all(|(a, b)| *a == "*" || a == b)
+    // Without allocating: called for every pattern on every traced file event.
+    let mut p = pattern.split('/');
+    let mut s = path.split('/');
+    loop {
+        match (p.next(), s.next()) {
+            (None, None) => return true,
+            (Some(a), Some(b)) if a == "*" || a == b => {}
+            _ => return false,
+        }
+    }
+}
+
+/// Paths with `{home}` replaced by the sandbox's HOME.
+fn home_expanded(paths: Vec<String>) -> Vec<String> {
+    paths
+        .into_iter()
+        .map(|p| p.replace("{home}", crate::sandbox::SANDBOX_HOME))
+        .collect()
 }
 
 #[cfg(test)]
