@@ -108,14 +108,15 @@ pub struct Event {
 }
 
 impl Event {
-    fn new(s: &Syscall, kind: EventKind) -> Self {
+    /// An event with nothing but its time, process and kind.
+    fn bare(ts: f64, pid: u32, kind: EventKind, syscall: String, raw: String) -> Self {
         Event {
             seq: 0,
-            ts: s.ts,
-            pid: s.pid,
+            ts,
+            pid,
             phase: String::new(),
             kind,
-            syscall: s.name.clone(),
+            syscall,
             path: None,
             resolved: None,
             target: None,
@@ -129,14 +130,21 @@ impl Event {
             data: None,
             child: None,
             thread: false,
-            result: s.ret,
-            error: s.errno.clone(),
-            raw: s.raw.clone(),
+            result: None,
+            error: None,
+            raw,
             bytes: Vec::new(),
             dirfd: None,
             target_dirfd: None,
             fd: None,
         }
+    }
+
+    fn new(s: &Syscall, kind: EventKind) -> Self {
+        let mut e = Event::bare(s.ts, s.pid, kind, s.name.clone(), s.raw.clone());
+        e.result = s.ret;
+        e.error = s.errno.clone();
+        e
     }
 
     /// The call succeeded (a result that is not -1; unknown for calls cut by a kill).
@@ -240,34 +248,10 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             code,
             signal,
         } => {
-            return Some(Event {
-                seq: 0,
-                ts: *ts,
-                pid: *pid,
-                phase: String::new(),
-                kind: EventKind::Exit,
-                syscall: "exit".into(),
-                path: None,
-                resolved: None,
-                target: None,
-                flags: signal.clone(),
-                write: false,
-                family: None,
-                address: None,
-                port: None,
-                protocol: None,
-                argv: None,
-                data: None,
-                child: None,
-                thread: false,
-                result: code.map(i64::from),
-                error: None,
-                raw: String::new(),
-                bytes: Vec::new(),
-                dirfd: None,
-                target_dirfd: None,
-                fd: None,
-            });
+            let mut e = Event::bare(*ts, *pid, EventKind::Exit, "exit".into(), String::new());
+            e.flags = signal.clone();
+            e.result = code.map(i64::from);
+            return Some(e);
         }
     };
     let a = &s.args;
