@@ -213,6 +213,7 @@ fixture_tests! {
     udp_sendto_without_connect_is_caught => "evade_udp_sendto",
     connect_to_127_0_0_10_is_caught => "evade_loopback_alias",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
+    evasion_mechanisms_on_harmless_targets_are_clean => "honest_lookalikes",
     netrc_read_without_network_is_high => "netrc_reader",
     misbehaviour_on_second_call_is_caught => "second_call",
     background_thread_reading_key_after_response_is_attributed => "background_thread",
