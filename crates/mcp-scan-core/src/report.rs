@@ -4,6 +4,7 @@ use crate::behavior::ToolBehavior;
 use crate::finding::{Analyzer, Finding, ToolRef};
 use crate::severity::Severity;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -186,6 +187,80 @@ pub struct Report {
     /// Static per-tool summaries (`behavioral` only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub behaviors: Vec<ToolBehavior>,
+    /// What a source scan saw and what it could not analyse (`behavioral`). Any gap makes the
+    /// scan INCOMPLETE: code nobody analysed is never reported SAFE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+}
+
+/// Why part of a server's code was not analysed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GapKind {
+    /// A registration site (decorator, `add_tool` call, dispatcher) whose handler could not be
+    /// resolved to a function.
+    UnresolvedRegistration,
+    /// A source file in a language no adapter handles.
+    UnsupportedLanguage,
+    /// A file that could not be read, decoded or parsed, or was over the size cap.
+    UnanalysedFile,
+    /// A module the server imports that the scan did not analyse (skipped folder, missing file).
+    UnanalysedImport,
+}
+
+impl GapKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapKind::UnresolvedRegistration => "unresolved-registration",
+            GapKind::UnsupportedLanguage => "unsupported-language",
+            GapKind::UnanalysedFile => "unanalysed-file",
+            GapKind::UnanalysedImport => "unanalysed-import",
+        }
+    }
+}
+
+/// One thing a scan could not analyse, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CoverageGap {
+    pub kind: GapKind,
+    /// Path relative to the scanned root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub reason: String,
+}
+
+impl fmt::Display for CoverageGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.file, self.line) {
+            (Some(file), Some(l)) => {
+                write!(f, "{file}:{l}: {}: {}", self.kind.as_str(), self.reason)
+            }
+            (Some(file), None) => write!(f, "{file}: {}: {}", self.kind.as_str(), self.reason),
+            _ => write!(f, "{}: {}", self.kind.as_str(), self.reason),
+        }
+    }
+}
+
+/// What a source scan accounted for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Files analysed, by language name (`python`, ...).
+    pub files_by_language: BTreeMap<String, usize>,
+    /// Registration sites seen (decorators, registration calls, dispatcher arms).
+    pub registration_sites: usize,
+    /// Tools, resources and prompts resolved to a handler.
+    pub entities_resolved: usize,
+    /// Everything that could not be analysed. Non-empty means INCOMPLETE.
+    #[serde(default)]
+    pub gaps: Vec<CoverageGap>,
+}
+
+impl Coverage {
+    pub fn complete(&self) -> bool {
+        self.gaps.is_empty()
+    }
 }
 
 impl Report {
@@ -198,6 +273,7 @@ impl Report {
             entities: Vec::new(),
             diagnostics: Vec::new(),
             behaviors: Vec::new(),
+            coverage: None,
         }
     }
 
@@ -224,6 +300,7 @@ impl Report {
                 .diagnostics
                 .iter()
                 .any(|d| d.level == DiagnosticLevel::Warning)
+            || self.coverage.as_ref().is_some_and(|c| !c.complete())
     }
 
     /// Keeps only findings at or above `min` (display filter; the exit code is decided first).
@@ -377,6 +454,20 @@ mod tests {
         );
         let unanalysed = EntityReport::new(ToolRef::tool("s", "t"), None);
         assert_eq!(unanalysed.status(), ToolStatus::Incomplete);
+    }
+
+    #[test]
+    fn a_coverage_gap_makes_an_otherwise_safe_scan_incomplete() {
+        let mut r = report(vec![entity(None, true)]);
+        r.coverage = Some(Coverage::default());
+        assert_eq!(r.exit_kind(FailOn::default()), ExitKind::Clean);
+        r.coverage.as_mut().expect("set").gaps.push(CoverageGap {
+            kind: GapKind::UnresolvedRegistration,
+            file: Some("server.py".into()),
+            line: Some(12),
+            reason: "add_tool argument is not a function".into(),
+        });
+        assert_eq!(r.exit_kind(FailOn::default()), ExitKind::Incomplete);
     }
 
     #[test]

@@ -26,6 +26,18 @@ pub enum Language {
     Go,
 }
 
+impl Language {
+    /// Lower-case name, as serialised (`python`, `typescript`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::TypeScript => "typescript",
+            Language::JavaScript => "javascript",
+            Language::Go => "go",
+        }
+    }
+}
+
 /// 1-based lines and columns, 0-based byte offsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Span {

@@ -3,7 +3,7 @@
 
 use crate::discover::{DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files};
 use crate::{IssueKind, Lowered, ServerStyle, adapter_for};
-use mcp_scan_core::{Diagnostic, DiagnosticLevel};
+use mcp_scan_core::{Coverage, CoverageGap, Diagnostic, DiagnosticLevel, GapKind};
 use mcp_scan_ir::Module;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +30,9 @@ pub struct ParsedTree {
     /// Newline-terminated lines in the files that were read.
     pub lines: usize,
     pub bytes: usize,
+    /// Files by language, registration sites, and every gap (fail closed: a gap is INCOMPLETE).
+    /// `entities_resolved` is left to the analysis that resolves handlers.
+    pub coverage: Coverage,
 }
 
 impl ParsedTree {
@@ -155,15 +158,29 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
                     column: None,
                     message: format!("not analysed: {message}"),
                 });
+                tree.coverage.gaps.push(CoverageGap {
+                    kind: GapKind::UnanalysedFile,
+                    file: Some(file.rel_path.clone()),
+                    line,
+                    reason: message,
+                });
                 tree.incomplete_files.push(file.rel_path);
             }
         }
     }
     link_deferred(&mut lowered);
+    for l in &lowered {
+        *tree
+            .coverage
+            .files_by_language
+            .entry(l.module.language.name().to_string())
+            .or_default() += 1;
+    }
     tree.modules = lowered.into_iter().map(|l| l.module).collect();
     tree.modules.sort_by(|a, b| a.path.cmp(&b.path));
     tree.incomplete_files.sort();
     tree.incomplete_files.dedup();
+    tree.coverage.gaps.sort();
     Ok(tree)
 }
 

@@ -76,6 +76,10 @@ fn entity_names(report: &serde_json::Value) -> Vec<(String, String)> {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_data),
+    ignore = "needs ../shared/data beside the repository (CI has it)"
+)]
 fn every_benign_reference_manifest_exits_clean() {
     let dir = shared_data().join("manifests");
     let mut n = 0;
@@ -254,6 +258,10 @@ fn unknown_rule_is_an_error_pointing_at_the_listing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_data),
+    ignore = "needs ../shared/data beside the repository (CI has it)"
+)]
 fn bench_counts_a_small_labelled_set_exactly() {
     // Two records made at run time from the shared MCPTox file (never copied into the
     // repository): a real Template-1 record, and the same record with a harmless description.
@@ -316,6 +324,10 @@ fn bench_counts_a_small_labelled_set_exactly() {
 }
 
 #[test]
+#[cfg_attr(
+    not(shared_data),
+    ignore = "needs ../shared/data beside the repository (CI has it)"
+)]
 fn bench_on_mcptox_meets_recall_and_precision_targets() {
     let data = shared_data();
     let o = run(&[

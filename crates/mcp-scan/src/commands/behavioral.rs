@@ -93,6 +93,8 @@ pub fn build_report(
         analyzers: vec![Analyzer::Static],
     });
     report.diagnostics = tree.diagnostics.clone();
+    let mut coverage = tree.coverage.clone();
+    coverage.entities_resolved = results.len();
     if results.is_empty() {
         report.diagnostics.push(Diagnostic {
             level: DiagnosticLevel::Warning,
@@ -116,6 +118,7 @@ pub fn build_report(
         report.entities.push(entity);
         report.behaviors.push(r.behavior);
     }
+    report.coverage = Some(coverage);
     Ok(report)
 }
 
