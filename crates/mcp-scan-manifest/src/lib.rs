@@ -13,6 +13,9 @@
 //! file, line and column ([`ManifestError`]); in a JSON Lines input the lines after it are still
 //! read. Each entity carries the line where it is defined when that can be found.
 
+mod offsets;
+
+use offsets::children;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::io::Read;
@@ -114,6 +117,9 @@ impl fmt::Display for ManifestError {
 pub struct LoadOutcome {
     pub manifest: Manifest,
     pub errors: Vec<ManifestError>,
+    /// Read, but something may have been skipped or there was nothing to scan (the scan is then
+    /// INCOMPLETE, not clean).
+    pub warnings: Vec<ManifestError>,
 }
 
 /// Reads a manifest file, or standard input for `-`.
@@ -143,6 +149,7 @@ pub fn load_with_limit(path: &str, max_bytes: u64) -> LoadOutcome {
             column: None,
             message,
         }],
+        warnings: Vec::new(),
     };
     let mut bytes = Vec::new();
     let read = if path == "-" {
@@ -182,6 +189,7 @@ pub fn load_with_limit(path: &str, max_bytes: u64) -> LoadOutcome {
                     column: Some(column),
                     message: "input is not valid UTF-8".into(),
                 }],
+                warnings: Vec::new(),
             }
         }
     }
@@ -199,13 +207,16 @@ pub fn parse(source: &str, fallback_server: &str, text: &str) -> LoadOutcome {
                 ..Manifest::default()
             },
             errors: Vec::new(),
+            warnings: Vec::new(),
         },
         server: None,
         search_from: 0,
         newlines: None,
         values: 0,
+        rpc_errors: 0,
     };
-    let mut start = 0usize;
+    // A UTF-8 byte-order mark (Windows editors write one) is not part of the JSON.
+    let mut start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     while start < text.len() {
         let rest = &text[start..];
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
@@ -253,6 +264,13 @@ pub fn parse(source: &str, fallback_server: &str, text: &str) -> LoadOutcome {
     }
     if b.values == 0 && b.out.errors.is_empty() {
         b.error(None, None, "input is empty: expected a manifest, a tools array, a tools/list result or JSON-RPC responses".into());
+    } else if b.out.manifest.entity_count() == 0 && b.out.errors.is_empty() {
+        let why = if b.rpc_errors > 0 {
+            "only JSON-RPC error responses: the server returned no listing"
+        } else {
+            "no tools, resources or prompts"
+        };
+        b.warn(None, format!("{why}; nothing was scanned"));
     }
     let mut out = b.out;
     out.manifest.server = b.server.unwrap_or_else(|| fallback_server.to_string());
@@ -269,9 +287,53 @@ struct Builder<'a> {
     /// Byte offsets of every newline, built on the first line lookup.
     newlines: Option<Vec<usize>>,
     values: usize,
+    rpc_errors: usize,
 }
 
-const LIST_KEYS: [&str; 4] = ["tools", "resources", "resourceTemplates", "prompts"];
+/// List keys as MCP names them, and as `mcp-scan dynamic --out-dir` writes them.
+const LIST_KEYS: [(&str, List); 7] = [
+    ("tools", List::Tools),
+    ("resources", List::Resources),
+    ("resourceTemplates", List::Templates),
+    ("resource_templates", List::Templates),
+    ("prompts", List::Prompts),
+    // The second `tools/list` of a dynamic run: scanned too, a changed text is poison as well.
+    ("tools_after_calls", List::ToolsAgain),
+    ("toolsAfterCalls", List::ToolsAgain),
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum List {
+    Tools,
+    ToolsAgain,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+/// Top-level keys of a manifest that carry nothing to scan.
+const KNOWN_KEYS: [&str; 10] = [
+    "name",
+    "version",
+    "serverInfo",
+    "server_info",
+    "protocolVersion",
+    "capabilities",
+    "instructions",
+    "nextCursor",
+    "_meta",
+    "description",
+];
+
+/// Keys MCP clients use for their server lists (Claude Desktop, Claude Code, Cursor, Windsurf,
+/// Gemini CLI: `mcpServers`; VS Code: `servers`, or `mcp.servers` in settings.json).
+fn client_config_servers(obj: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    let servers = obj
+        .get("mcpServers")
+        .or_else(|| obj.get("servers"))
+        .or_else(|| obj.get("mcp").and_then(|m| m.get("servers")))?;
+    servers.as_object()
+}
 
 impl Builder<'_> {
     fn error(&mut self, line: Option<u32>, column: Option<u32>, message: String) {
@@ -288,10 +350,29 @@ impl Builder<'_> {
         self.error(Some(l), Some(c), message);
     }
 
+    fn warn(&mut self, byte: Option<usize>, message: String) {
+        let (line, column) = match byte {
+            Some(b) => {
+                let (l, c) = line_col(self.text.as_bytes(), b);
+                (Some(l), Some(c))
+            }
+            None => (None, None),
+        };
+        self.out.warnings.push(ManifestError {
+            file: self.source.to_string(),
+            line,
+            column,
+            message,
+        });
+    }
+
     fn value(&mut self, v: &Value, start: usize, end: usize) {
         self.search_from = start;
         match v {
-            Value::Array(items) => self.tools(items, start, end),
+            Value::Array(items) => {
+                let elems = children(self.text, start);
+                self.tools(items, start, end, elems.elements(), false)
+            }
             Value::Object(obj) => self.object(obj, start, end, 0),
             _ => self.error_at(
                 start,
@@ -301,14 +382,18 @@ impl Builder<'_> {
     }
 
     fn object(&mut self, obj: &Map<String, Value>, start: usize, end: usize, depth: u8) {
+        let kids = children(self.text, start);
         // A JSON-RPC response: its `result` is one of the shapes; errors carry nothing to scan.
         if obj.contains_key("jsonrpc")
             || (obj.contains_key("id") && (obj.contains_key("result") || obj.contains_key("error")))
         {
             match obj.get("result") {
-                Some(Value::Object(r)) if depth == 0 => self.object(r, start, end, depth + 1),
+                Some(Value::Object(r)) if depth == 0 => {
+                    let at = kids.key("result").unwrap_or(start);
+                    self.object(r, at, end, depth + 1)
+                }
                 Some(_) => self.error_at(start, "JSON-RPC `result` is not an object".into()),
-                None if obj.contains_key("error") => {}
+                None if obj.contains_key("error") => self.rpc_errors += 1,
                 None => self.error_at(
                     start,
                     "JSON-RPC message without `result` (requests are not manifests)".into(),
@@ -316,13 +401,27 @@ impl Builder<'_> {
             }
             return;
         }
+        if let Some(servers) = client_config_servers(obj)
+            && !LIST_KEYS.iter().any(|(k, _)| obj.contains_key(*k))
+        {
+            let names: Vec<&str> = servers.keys().map(String::as_str).take(8).collect();
+            self.error_at(
+                start,
+                format!(
+                    "this looks like an MCP client configuration (servers: {}), which says how to launch servers, not what they offer; scan a server by running it with `mcp-scan dynamic -- <its command>`, or its source with `mcp-scan behavioral <path>`",
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ),
+            );
+            return;
+        }
         let mut recognised = false;
         if let Some(Value::String(n)) = obj.get("name")
-            && LIST_KEYS.iter().any(|k| obj.contains_key(*k))
+            && LIST_KEYS.iter().any(|(k, _)| obj.contains_key(*k))
         {
             self.server.get_or_insert_with(|| n.clone());
         }
-        if let Some(Value::Object(info)) = obj.get("serverInfo") {
+        if let Some(Value::Object(info)) = obj.get("serverInfo").or_else(|| obj.get("server_info"))
+        {
             recognised = true;
             if let Some(Value::String(n)) = info.get("name") {
                 self.server.get_or_insert_with(|| n.clone());
@@ -338,20 +437,44 @@ impl Builder<'_> {
                 self.out.manifest.instructions_line = line;
             }
         }
-        for key in LIST_KEYS {
+        for (key, list) in LIST_KEYS {
             let Some(v) = obj.get(key) else { continue };
             recognised = true;
             match v {
-                Value::Array(items) => match key {
-                    "tools" => self.tools(items, start, end),
-                    "prompts" => self.prompts(items, start, end),
-                    _ => self.resources(key, items, start, end),
-                },
+                Value::Array(items) => {
+                    let at = kids.key(key).unwrap_or(start);
+                    let elems = children(self.text, at);
+                    let elems = elems.elements();
+                    match list {
+                        List::Tools => self.tools(items, start, end, elems, false),
+                        List::ToolsAgain => self.tools(items, start, end, elems, true),
+                        List::Prompts => self.prompts(items, start, end, elems),
+                        List::Resources | List::Templates => {
+                            self.resources(key, list, items, start, end, elems)
+                        }
+                    }
+                }
                 Value::Null => {}
                 // A client dump records "Method not found" in place of a list the server
                 // does not offer: there is nothing to scan, and nothing is wrong.
                 Value::Object(o) if o.contains_key("code") && o.contains_key("message") => {}
                 _ => self.error_at(start, format!("`{key}` must be an array")),
+            }
+        }
+        if recognised {
+            let unknown: Vec<&str> = obj
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !KNOWN_KEYS.contains(k) && !LIST_KEYS.iter().any(|(l, _)| l == k))
+                .collect();
+            if !unknown.is_empty() {
+                self.warn(
+                    Some(start),
+                    format!(
+                        "unknown top-level key(s) not scanned: {}",
+                        unknown.join(", ")
+                    ),
+                );
             }
         }
         // A single tool object on its own (a line of a JSON Lines file of tools).
@@ -363,6 +486,8 @@ impl Builder<'_> {
                 std::slice::from_ref(&Value::Object(obj.clone())),
                 start,
                 end,
+                &[start],
+                false,
             );
             return;
         }
@@ -374,11 +499,21 @@ impl Builder<'_> {
         }
     }
 
-    fn tools(&mut self, items: &[Value], start: usize, end: usize) {
+    fn tools(&mut self, items: &[Value], start: usize, end: usize, elems: &[usize], again: bool) {
         for (i, item) in items.iter().enumerate() {
-            let Some((obj, name)) = self.named(item, "tools", i, start) else {
+            let at = elems.get(i).copied().unwrap_or(start);
+            let Some((obj, name)) = self.named(item, "tools", i, at) else {
                 continue;
             };
+            if again
+                && self.out.manifest.tools.iter().any(|t| {
+                    t.name == name
+                        && t.description.as_deref()
+                            == obj.get("description").and_then(Value::as_str)
+                })
+            {
+                continue;
+            }
             let line = self.find_name_line(&name, start, end);
             self.out.manifest.tools.push(Tool {
                 title: str_field(obj, "title"),
@@ -395,9 +530,18 @@ impl Builder<'_> {
         }
     }
 
-    fn resources(&mut self, key: &str, items: &[Value], start: usize, end: usize) {
+    fn resources(
+        &mut self,
+        key: &str,
+        list: List,
+        items: &[Value],
+        start: usize,
+        end: usize,
+        elems: &[usize],
+    ) {
         for (i, item) in items.iter().enumerate() {
-            let Some((obj, name)) = self.named(item, key, i, start) else {
+            let at = elems.get(i).copied().unwrap_or(start);
+            let Some((obj, name)) = self.named(item, key, i, at) else {
                 continue;
             };
             let line = self.find_name_line(&name, start, end);
@@ -408,7 +552,7 @@ impl Builder<'_> {
                 name,
                 line,
             };
-            if key == "resources" {
+            if list == List::Resources {
                 self.out.manifest.resources.push(r);
             } else {
                 self.out.manifest.resource_templates.push(r);
@@ -416,9 +560,10 @@ impl Builder<'_> {
         }
     }
 
-    fn prompts(&mut self, items: &[Value], start: usize, end: usize) {
+    fn prompts(&mut self, items: &[Value], start: usize, end: usize, elems: &[usize]) {
         for (i, item) in items.iter().enumerate() {
-            let Some((obj, name)) = self.named(item, "prompts", i, start) else {
+            let at = elems.get(i).copied().unwrap_or(start);
+            let Some((obj, name)) = self.named(item, "prompts", i, at) else {
                 continue;
             };
             let line = self.find_name_line(&name, start, end);

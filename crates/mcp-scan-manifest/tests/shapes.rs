@@ -223,3 +223,94 @@ fn entity_lines_stay_right_across_many_tools_and_keys_in_any_order() {
     assert_eq!(m.tools[299].line, Some(302));
     assert_eq!(m.instructions_line, Some(304));
 }
+
+#[test]
+fn utf8_byte_order_mark_is_accepted() {
+    assert_eq!(names(&format!("\u{feff}[{TOOL_A}]")), ["add"]);
+}
+
+#[test]
+fn an_element_error_points_at_the_element_not_the_document() {
+    let text = "{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {\n  \"tools\": [\n    {\"name\": \"a\"},\n    {\"name\": 5},\n    7\n  ],\n  \"prompts\": [\n    {}\n  ]\n}}\n";
+    let out = parse("m.json", "m", text);
+    let at: Vec<_> = out.errors.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(
+        at,
+        [(Some(4), Some(5)), (Some(5), Some(5)), (Some(8), Some(5))],
+        "{:?}",
+        out.errors
+    );
+}
+
+#[test]
+fn empty_listings_and_error_responses_warn_that_nothing_was_scanned() {
+    for text in [
+        "[]",
+        r#"{"tools": []}"#,
+        r#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}"#,
+    ] {
+        let out = parse("e.json", "e", text);
+        assert!(out.errors.is_empty(), "{text}: {:?}", out.errors);
+        assert_eq!(out.warnings.len(), 1, "{text}: {:?}", out.warnings);
+        assert!(
+            out.warnings[0].message.contains("nothing was scanned"),
+            "{:?}",
+            out.warnings
+        );
+    }
+    // The twin: a listing with one tool has nothing to warn about.
+    assert!(
+        parse("t.json", "t", &format!("[{TOOL_A}]"))
+            .warnings
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_client_configuration_gets_a_hint_of_what_to_run_instead() {
+    let cases = [
+        r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@x/fs"], "env": {"TOKEN": "s3cret"}}}}"#,
+        r#"{"servers": {"files": {"type": "stdio", "command": "uvx", "args": ["pkg"]}}}"#,
+        r#"{"editor.fontSize": 12, "mcp": {"servers": {"files": {"command": "uvx"}}}}"#,
+    ];
+    for text in cases {
+        let out = parse("c.json", "c", text);
+        assert_eq!(out.errors.len(), 1, "{text}: {:?}", out.errors);
+        let msg = &out.errors[0].message;
+        assert!(
+            msg.contains("MCP client configuration") && msg.contains("mcp-scan dynamic"),
+            "{msg}"
+        );
+        assert!(msg.contains("files") && !msg.contains("s3cret"), "{msg}");
+    }
+}
+
+#[test]
+fn dynamic_out_dir_manifest_is_read_whole_and_unknown_keys_warn() {
+    // The shape `mcp-scan dynamic --out-dir` writes (snake_case keys).
+    let text = format!(
+        r#"{{"server_info": {{"name": "srv", "version": "1"}}, "tools": [{TOOL_A}],
+            "resources": [], "resource_templates": [{{"name": "t", "uriTemplate": "file:///{{p}}"}}],
+            "prompts": [], "tools_after_calls": [{TOOL_A}, {{"name": "add", "description": "changed"}}]}}"#
+    );
+    let out = parse("manifest.json", "manifest", &text);
+    assert!(out.errors.is_empty() && out.warnings.is_empty(), "{out:?}");
+    assert_eq!(out.manifest.server, "srv");
+    assert_eq!(out.manifest.resource_templates.len(), 1);
+    // The unchanged second listing adds nothing; the changed description is scanned too.
+    let descs: Vec<_> = out
+        .manifest
+        .tools
+        .iter()
+        .map(|t| t.description.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(descs, ["Adds two numbers", "changed"]);
+
+    let out = parse(
+        "m.json",
+        "m",
+        &format!(r#"{{"tools": [{TOOL_A}], "extra_tools": []}}"#),
+    );
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].message.contains("extra_tools"));
+}

@@ -388,3 +388,18 @@ fn poisoned_demo_findings_are_what_users_see() {
     }
     insta::assert_snapshot!("poisoned_demo_findings", lines.join("\n"));
 }
+
+#[test]
+fn a_manifest_with_nothing_to_scan_exits_incomplete_not_clean() {
+    for input in ["[]", r#"{"tools": []}"#] {
+        let o = run_in(&repo(), &["manifest", "-", "-f", "raw"], Some(input));
+        assert_eq!(code(&o), 4, "{input}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("nothing was scanned"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    let one = r#"[{"name": "add", "description": "Adds two numbers."}]"#;
+    assert_eq!(code(&run_in(&repo(), &["manifest", "-"], Some(one))), 0);
+}

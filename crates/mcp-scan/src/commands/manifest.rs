@@ -29,15 +29,21 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
     });
     for file in &args.files {
         let out = mcp_scan_manifest::load(file);
-        report
-            .diagnostics
-            .extend(out.errors.into_iter().map(|e| Diagnostic {
-                level: DiagnosticLevel::Error,
+        let diag = |level| {
+            move |e: mcp_scan_manifest::ManifestError| Diagnostic {
+                level,
                 file: Some(e.file),
                 line: e.line,
                 column: e.column,
                 message: e.message,
-            }));
+            }
+        };
+        report
+            .diagnostics
+            .extend(out.errors.into_iter().map(diag(DiagnosticLevel::Error)));
+        report
+            .diagnostics
+            .extend(out.warnings.into_iter().map(diag(DiagnosticLevel::Warning)));
         report
             .entities
             .extend(analyzer.scan_manifest(&out.manifest));
