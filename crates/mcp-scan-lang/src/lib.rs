@@ -11,13 +11,16 @@
 //! [`ParsedTree::incomplete_files`]; tools defined in such a file must be reported INCOMPLETE.
 
 pub mod discover;
+mod encoding;
+mod imports;
 pub mod python;
 pub mod queries;
 mod scan;
 mod strings;
 
 pub use discover::{
-    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files,
+    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, OutsideLink, SourceFile,
+    UNSUPPORTED_SOURCES, discover_files, unsupported_language,
 };
 pub use scan::{ParsedTree, ScanError, scan_tree};
 
