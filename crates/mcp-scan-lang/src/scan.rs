@@ -272,7 +272,7 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
 }
 
 fn gap(kind: GapKind, file: &str, line: Option<u32>, reason: String) -> (CoverageGap, String) {
-    let message = format!("not analysed: {reason}; the result is INCOMPLETE");
+    let message = format!("{reason} (a coverage gap: the result is INCOMPLETE)");
     (
         CoverageGap {
             kind,
