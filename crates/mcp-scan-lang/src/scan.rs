@@ -130,6 +130,7 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
                             reason,
                         ));
                     }
+                    let mut left_out: Vec<String> = Vec::new();
                     for target in res.files {
                         if !scanned.insert(target.clone()) {
                             continue;
@@ -138,27 +139,26 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
                         let inside = path
                             .canonicalize()
                             .is_ok_and(|c| c.starts_with(&root_canon));
-                        let why = if filter.classify(&target) == Wanted::UserExcluded {
-                            Some(format!("imports `{target}`, which --exclude leaves out"))
+                        if filter.classify(&target) == Wanted::UserExcluded {
+                            left_out.push(format!("`{target}` (left out by --exclude)"));
                         } else if !inside {
-                            Some(format!(
-                                "imports `{target}`, a symlink to outside the scanned root (not followed)"
-                            ))
+                            left_out.push(format!(
+                                "`{target}` (a symlink to outside the scanned root, not followed)"
+                            ));
                         } else {
-                            None
-                        };
-                        match why {
-                            Some(reason) => file_gaps.push(gap(
-                                GapKind::UnanalysedImport,
-                                &file.rel_path,
-                                Some(req.line),
-                                reason,
-                            )),
-                            None => next.push(SourceFile {
+                            next.push(SourceFile {
                                 rel_path: target,
                                 path,
-                            }),
+                            });
                         }
+                    }
+                    if !left_out.is_empty() {
+                        file_gaps.push(gap(
+                            GapKind::UnanalysedImport,
+                            &file.rel_path,
+                            Some(req.line),
+                            format!("imports {}", left_out.join(", ")),
+                        ));
                     }
                 }
             }
