@@ -15,7 +15,8 @@
 //!   `--exclude`, or one reached through a symlink leading outside the root, is a gap;
 //! - dynamic imports (`importlib.import_module`, `__import__`) are not followed.
 
-use mcp_scan_ir::Module;
+use mcp_scan_ir::{Expr, ExprKind, Module, Stmt, StmtKind};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// One import statement, as far as loading files goes.
@@ -29,13 +30,20 @@ pub(crate) struct ImportRequest {
     /// and `from m import *`.
     pub names: Vec<String>,
     pub line: u32,
+    /// Inside `try:` with a handler for `ImportError` (or wider), or under `if TYPE_CHECKING:`:
+    /// the code copes with the module being absent, so its absence is no gap.
+    pub optional: bool,
 }
 
 /// The import requests of a lowered module, read from each import statement's source text (the
 /// IR keeps `import a.b.c` as `a` and forgets whether an import was relative).
 pub(crate) fn requests(module: &Module, source: &str) -> Vec<ImportRequest> {
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
+    let mut optional = HashSet::new();
+    for f in &module.functions {
+        mark_optional(&f.body, false, &mut optional);
+    }
     for imp in &module.imports {
         if !seen.insert(imp.span.start_byte) {
             continue;
@@ -43,9 +51,80 @@ pub(crate) fn requests(module: &Module, source: &str) -> Vec<ImportRequest> {
         let Some(text) = source.get(imp.span.start_byte..imp.span.end_byte) else {
             continue;
         };
-        out.extend(parse_statement(text, imp.span.start_line));
+        let is_optional = optional.contains(&imp.span.start_byte);
+        out.extend(
+            parse_statement(text, imp.span.start_line)
+                .into_iter()
+                .map(|r| ImportRequest {
+                    optional: is_optional,
+                    ..r
+                }),
+        );
     }
     out
+}
+
+/// Start bytes of import statements that run under a guard for their failure (or never run).
+fn mark_optional(stmts: &[Stmt], guarded: bool, out: &mut HashSet<usize>) {
+    for st in stmts {
+        match &st.kind {
+            StmtKind::Import(_) if guarded => {
+                out.insert(st.span.start_byte);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                let catches = handlers
+                    .iter()
+                    .any(|h| h.kind.as_ref().is_none_or(catches_import_error));
+                mark_optional(body, guarded || catches, out);
+                for h in handlers {
+                    mark_optional(&h.body, guarded, out);
+                }
+                mark_optional(orelse, guarded, out);
+                mark_optional(finally, guarded, out);
+            }
+            StmtKind::If { test, then, orelse } => {
+                mark_optional(then, guarded || names(test, "TYPE_CHECKING"), out);
+                mark_optional(orelse, guarded, out);
+            }
+            StmtKind::While { body, orelse, .. } | StmtKind::For { body, orelse, .. } => {
+                mark_optional(body, guarded, out);
+                mark_optional(orelse, guarded, out);
+            }
+            StmtKind::With { body, .. } => mark_optional(body, guarded, out),
+            StmtKind::Match { arms, .. } => {
+                for a in arms {
+                    mark_optional(&a.body, guarded, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn catches_import_error(kind: &Expr) -> bool {
+    [
+        "ImportError",
+        "ModuleNotFoundError",
+        "Exception",
+        "BaseException",
+    ]
+    .iter()
+    .any(|n| names(kind, n))
+}
+
+/// Whether `e` is the name `n`, `x.n`, or a tuple holding one.
+fn names(e: &Expr, n: &str) -> bool {
+    match &e.kind {
+        ExprKind::Name(s) => s == n,
+        ExprKind::Attribute { attr, .. } => attr == n,
+        ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().any(|i| names(i, n)),
+        _ => false,
+    }
 }
 
 /// Parses `import a.b as c, d` or `from ..a import (b as c, d)`.
@@ -69,6 +148,7 @@ fn parse_statement(text: &str, line: u32) -> Vec<ImportRequest> {
                     path: dotted_parts(dotted)?,
                     names: Vec::new(),
                     line,
+                    optional: false,
                 })
             })
             .collect();
@@ -101,6 +181,7 @@ fn parse_statement(text: &str, line: u32) -> Vec<ImportRequest> {
         path,
         names,
         line,
+        optional: false,
     }]
 }
 
@@ -162,18 +243,28 @@ pub(crate) fn resolve(root: &Path, importer: &str, req: &ImportRequest) -> Resol
             .map(|s| s.to_string())
             .collect();
         if !walk_module(root, &base, &req.path, &req.names, &mut out.files) {
-            out.missing = Some(format!("`{shown}` resolves to no file in the scanned tree"));
+            out.missing = missing(root, &base, req, &shown, || {
+                format!("`{shown}` resolves to no file in the scanned tree")
+            });
         }
         return out;
     }
     let Some(top) = req.path.first() else {
         return out;
     };
-    // Candidate sys.path entries: the importer's folder and each folder above it (a script run
-    // from there, or the parent of its top-level package), then `src/` (the src layout).
+    // Candidate sys.path entries: the importer's folder and each folder above it that is not a
+    // package (a script's folder, or the parent of a top-level package), then `src/` (the src
+    // layout). A package folder is not on sys.path: `import importlib` inside a package that has
+    // an `importlib/` subpackage still means the standard library.
     let mut bases: Vec<Vec<String>> = (0..=importer_dir.len())
         .rev()
-        .map(|n| importer_dir[..n].iter().map(|s| s.to_string()).collect())
+        .map(|n| {
+            importer_dir[..n]
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|b| b.is_empty() || !root.join(rel(b, &[])).join("__init__.py").is_file())
         .collect();
     bases.push(vec!["src".to_string()]);
     for base in bases {
@@ -181,13 +272,47 @@ pub(crate) fn resolve(root: &Path, importer: &str, req: &ImportRequest) -> Resol
             continue;
         }
         if !walk_module(root, &base, &req.path, &req.names, &mut out.files) {
-            out.missing = Some(format!(
-                "`{shown}`: `{top}` is this tree's own package but the module resolves to no file"
-            ));
+            out.missing = missing(root, &base, req, &shown, || {
+                format!(
+                    "`{shown}`: `{top}` is this tree's own package but the module resolves to no file"
+                )
+            });
         }
         return out;
     }
     out
+}
+
+/// The gap for a module that is not a Python file: a compiled extension is native code nobody
+/// analysed (a gap even when the import is guarded: when present, it is what runs); otherwise a
+/// gap unless the code copes with the module's absence.
+fn missing(
+    root: &Path,
+    base: &[String],
+    req: &ImportRequest,
+    shown: &str,
+    absent: impl FnOnce() -> String,
+) -> Option<String> {
+    if let Some((last, parents)) = req.path.split_last() {
+        let dir = root.join(rel(base, parents));
+        let native = std::fs::read_dir(&dir).ok().and_then(|entries| {
+            entries.flatten().find_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let stem = name
+                    .strip_suffix(".so")
+                    .or_else(|| name.strip_suffix(".pyd"))?;
+                let module = stem.split('.').next()?;
+                (module == last).then_some(name)
+            })
+        });
+        if let Some(name) = native {
+            return Some(format!(
+                "`{shown}` loads the compiled extension `{}`: native code is not analysed",
+                rel(base, &[parents.to_vec(), vec![name]].concat())
+            ));
+        }
+    }
+    (!req.optional).then(absent)
 }
 
 fn display(req: &ImportRequest) -> String {
@@ -283,6 +408,7 @@ mod tests {
             path: path.iter().map(|s| s.to_string()).collect(),
             names: names.iter().map(|s| s.to_string()).collect(),
             line: 1,
+            optional: false,
         }
     }
 
@@ -372,6 +498,70 @@ mod tests {
         assert_eq!(r.missing, None);
         let r = resolve(t.path(), "pkg/server.py", &req(1, &[], &["_vendor"]));
         assert_eq!(r.missing, None);
+    }
+
+    #[test]
+    fn a_subpackage_named_like_a_standard_module_does_not_shadow_it_outside_its_package() {
+        let t = tree(&[
+            "pkg/__init__.py",
+            "pkg/meta/__init__.py",
+            "pkg/meta/importlib/__init__.py",
+        ]);
+        let r = resolve(
+            t.path(),
+            "pkg/meta/__init__.py",
+            &req(0, &["importlib", "metadata"], &[]),
+        );
+        assert_eq!(r, Resolution::default());
+    }
+
+    #[test]
+    fn optional_imports_are_followed_but_their_absence_is_no_gap() {
+        let t = tree(&["app/__init__.py", "app/server.py"]);
+        let mut r = req(1, &["_speedups"], &["fast"]);
+        r.optional = true;
+        assert_eq!(
+            resolve(t.path(), "app/server.py", &r),
+            Resolution::default()
+        );
+    }
+
+    #[test]
+    fn imports_under_try_import_error_and_type_checking_are_optional() {
+        let src = "try:\n    from ._c import f\nexcept ImportError:\n    f = None\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .types import T\ntry:\n    import a\nexcept ValueError:\n    pass\nfrom .real import g\n";
+        let module = crate::python::lower("pkg/m.py", src).expect("lower");
+        let got: Vec<(String, bool)> = requests(&module, src)
+            .into_iter()
+            .map(|r| (r.path.join("."), r.optional))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("_c".to_string(), true),
+                ("typing".to_string(), false),
+                ("types".to_string(), true),
+                ("a".to_string(), false),
+                ("real".to_string(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_compiled_extension_is_a_gap_even_when_the_import_is_guarded() {
+        let t = tree(&[
+            "app/__init__.py",
+            "app/server.py",
+            "app/_fast.cpython-312-x86_64-linux-gnu.so",
+        ]);
+        let mut r = req(1, &["_fast"], &["f"]);
+        r.optional = true;
+        let got = resolve(t.path(), "app/server.py", &r);
+        assert!(
+            got.missing
+                .as_deref()
+                .is_some_and(|m| m.contains("app/_fast.cpython-312-x86_64-linux-gnu.so")),
+            "{got:?}"
+        );
     }
 
     #[test]
