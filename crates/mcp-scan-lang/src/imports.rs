@@ -2,7 +2,7 @@
 //! vendored dirs) is analysed when the server imports it, and an import of the server's own code
 //! that resolves to nothing is a coverage gap.
 //!
-//! The rule (docs/ARCHITECTURE.md, "Coverage"):
+//! The rule (documented in docs/raw-report.md, "gap"):
 //! - a relative import (`from .x import y`, `from .. import z`) must resolve to a file or folder
 //!   of the tree; if it does not, it is an `UnanalysedImport` gap;
 //! - an absolute import (`import a.b`, `from a.b import c`) is looked up as Python would with the

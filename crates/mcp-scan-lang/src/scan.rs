@@ -169,6 +169,41 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
             outcomes.extend(run(next));
         }
     }
+    if let (
+        true,
+        Some(dir),
+        Some((
+            file,
+            FileOutcome::Lowered {
+                lowered, source, ..
+            },
+        )),
+    ) = (root.is_file(), root.parent(), outcomes.first())
+    {
+        // One file was named: its imports are not followed, but its own code it imports is
+        // code nobody analysed.
+        for req in crate::imports::requests(&lowered.module, source) {
+            let res = crate::imports::resolve(dir, &file.rel_path, &req);
+            let reason = match (res.missing, res.files.is_empty()) {
+                (Some(reason), _) => reason,
+                (None, false) => format!(
+                    "imports {}, beside the one file scanned: scan the folder to follow imports",
+                    res.files
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                (None, true) => continue,
+            };
+            file_gaps.push(gap(
+                GapKind::UnanalysedImport,
+                &file.rel_path,
+                Some(req.line),
+                reason,
+            ));
+        }
+    }
     file_gaps.extend(unsupported_gaps(&unsupported));
     file_gaps.extend(outside_links.iter().map(outside_link_gap));
 

@@ -489,3 +489,14 @@ fn unknown_declared_encoding_is_a_gap_with_its_name() {
         )]
     );
 }
+
+#[test]
+fn one_file_importing_its_neighbour_is_incomplete_and_the_folder_is_complete() {
+    let (report, code) = raw("fixtures/python/multifile_server/server.py");
+    assert_eq!(code, 4);
+    let g = gaps(&report);
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert_eq!(g[0].0, "unanalysed-import");
+    let (report, _) = raw("fixtures/python/multifile_server");
+    assert_eq!(gaps(&report), []);
+}
