@@ -122,11 +122,16 @@ pub fn build_report(
     // Code the server may load went unanalysed: no tool of it is known to be safe.
     if let Some(first) = coverage.gaps.first() {
         let n = coverage.gaps.len();
-        let reason = if n == 1 {
-            format!("the scan has a coverage gap: {first}")
-        } else {
-            format!("the scan has {n} coverage gaps, first: {first}")
+        let place = match (&first.file, first.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}, "),
+            (Some(f), None) => format!("{f}, "),
+            _ => String::new(),
         };
+        let reason = format!(
+            "not all of the server's code was analysed: {n} coverage gap{} (first: {place}{})",
+            if n == 1 { "" } else { "s" },
+            first.kind.as_str()
+        );
         for entity in &mut report.entities {
             for status in &mut entity.analyzers {
                 if status.analyzer == Analyzer::Static && status.state == AnalyzerState::Complete {
