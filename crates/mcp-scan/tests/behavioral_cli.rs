@@ -500,3 +500,45 @@ fn one_file_importing_its_neighbour_is_incomplete_and_the_folder_is_complete() {
     let (report, _) = raw("fixtures/python/multifile_server");
     assert_eq!(gaps(&report), []);
 }
+
+#[test]
+fn every_format_shows_the_coverage_and_its_gaps() {
+    let path = "fixtures/coverage/missing_relative_import";
+    for format in [
+        "summary",
+        "detailed",
+        "by_tool",
+        "by_analyzer",
+        "by_severity",
+        "table",
+    ] {
+        let o = run(&["behavioral", path, "-f", format]);
+        assert_eq!(o.status.code(), Some(4), "{format}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("Coverage: 2 python files,") && out.contains("1 gap (INCOMPLETE)"),
+            "{format}: {out}"
+        );
+        assert!(
+            out.contains("notes/server.py:3: unanalysed-import: `from .storage import save`"),
+            "{format}: {out}"
+        );
+    }
+    let o = run(&["behavioral", path, "-f", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&o.stdout).expect("sarif json");
+    let notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .expect("notifications");
+    let gap = notes
+        .iter()
+        .find(|n| n["properties"]["coverageGap"] == "unanalysed-import")
+        .expect("the gap as a notification");
+    assert_eq!(
+        gap["locations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    assert_eq!(
+        sarif["runs"][0]["properties"]["coverage"]["gaps"][0]["kind"],
+        "unanalysed-import"
+    );
+}
