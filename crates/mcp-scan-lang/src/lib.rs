@@ -6,18 +6,24 @@
 //! [`LanguageAdapter`] plus its query folder under `grammars/<lang>/`; see `grammars/README.md`.
 //!
 //! Robustness contract: no input makes this crate panic or overflow the stack. A file that
-//! cannot be read, is binary, is not UTF-8, is over the size cap, has syntax errors or nests
-//! deeper than [`Limits::max_nesting`] gets a [`Diagnostic`] and is listed in
-//! [`ParsedTree::incomplete_files`]; tools defined in such a file must be reported INCOMPLETE.
+//! cannot be read, is binary, is not valid in its encoding (UTF-8 or its PEP 263 declaration),
+//! is over the size cap, has syntax errors or nests deeper than [`Limits::max_nesting`] gets a
+//! [`Diagnostic`] and is listed in [`ParsedTree::incomplete_files`]; tools defined in such a
+//! file must be reported INCOMPLETE. Whatever the scan could not analyse at all (such files,
+//! sources in languages without an adapter, imports it could not follow, symlinks leading out
+//! of the root) is a gap in [`ParsedTree::coverage`].
 
 pub mod discover;
+mod encoding;
+mod imports;
 pub mod python;
 pub mod queries;
 mod scan;
 mod strings;
 
 pub use discover::{
-    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files,
+    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, OutsideLink, SourceFile,
+    UNSUPPORTED_SOURCES, discover_files, unsupported_language,
 };
 pub use scan::{ParsedTree, ScanError, scan_tree};
 

@@ -1,12 +1,15 @@
 //! `scan_tree`: discover, read, parse and lower every file in parallel, then link registrations
 //! made on server objects imported from other files.
 
-use crate::discover::{DiscoverError, DiscoverOptions, Discovered, SourceFile, discover_files};
+use crate::discover::{
+    DiscoverError, DiscoverOptions, Discovered, Filter, OutsideLink, SourceFile, Wanted,
+    discover_files, unsupported_language,
+};
 use crate::{IssueKind, Lowered, ServerStyle, adapter_for};
 use mcp_scan_core::{Coverage, CoverageGap, Diagnostic, DiagnosticLevel, GapKind};
 use mcp_scan_ir::Module;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -78,6 +81,8 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
     let Discovered {
         files,
         unreadable: dir_errors,
+        unsupported,
+        outside_links,
     } = discover_files(root, opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
@@ -85,15 +90,122 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
         .thread_name(|i| format!("mcp-scan-lang-{i}"))
         .build()
         .map_err(|e| ScanError::Threads(e.to_string()))?;
-    let outcomes: Vec<(SourceFile, FileOutcome)> = pool.install(|| {
-        files
-            .into_par_iter()
-            .map(|f| {
-                let outcome = process(&f, opts);
-                (f, outcome)
-            })
-            .collect()
-    });
+    let run = |files: Vec<SourceFile>| -> Vec<(SourceFile, FileOutcome)> {
+        pool.install(|| {
+            files
+                .into_par_iter()
+                .map(|f| {
+                    let outcome = process(&f, opts);
+                    (f, outcome)
+                })
+                .collect()
+        })
+    };
+    let mut outcomes = run(files);
+    let mut file_gaps: Vec<(CoverageGap, String)> = Vec::new();
+    if root.is_dir() {
+        // Modules the server imports from default-skipped folders are analysed too, round after
+        // round until no import brings a new file.
+        let filter = Filter::new(opts)?;
+        let root_canon = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let mut scanned: HashSet<String> =
+            outcomes.iter().map(|(f, _)| f.rel_path.clone()).collect();
+        let mut done = 0;
+        loop {
+            let mut next = Vec::new();
+            for (file, outcome) in &outcomes[done..] {
+                let FileOutcome::Lowered {
+                    lowered, source, ..
+                } = outcome
+                else {
+                    continue;
+                };
+                for req in crate::imports::requests(&lowered.module, source) {
+                    let res = crate::imports::resolve(root, &file.rel_path, &req);
+                    if let Some(reason) = res.missing {
+                        file_gaps.push(gap(
+                            GapKind::UnanalysedImport,
+                            &file.rel_path,
+                            Some(req.line),
+                            reason,
+                        ));
+                    }
+                    let mut left_out: Vec<String> = Vec::new();
+                    for target in res.files {
+                        if !scanned.insert(target.clone()) {
+                            continue;
+                        }
+                        let path = root.join(&target);
+                        let inside = path
+                            .canonicalize()
+                            .is_ok_and(|c| c.starts_with(&root_canon));
+                        if filter.classify(&target) == Wanted::UserExcluded {
+                            left_out.push(format!("`{target}` (left out by --exclude)"));
+                        } else if !inside {
+                            left_out.push(format!(
+                                "`{target}` (a symlink to outside the scanned root, not followed)"
+                            ));
+                        } else {
+                            next.push(SourceFile {
+                                rel_path: target,
+                                path,
+                            });
+                        }
+                    }
+                    if !left_out.is_empty() {
+                        file_gaps.push(gap(
+                            GapKind::UnanalysedImport,
+                            &file.rel_path,
+                            Some(req.line),
+                            format!("imports {}", left_out.join(", ")),
+                        ));
+                    }
+                }
+            }
+            done = outcomes.len();
+            if next.is_empty() {
+                break;
+            }
+            outcomes.extend(run(next));
+        }
+    }
+    if let (
+        true,
+        Some(dir),
+        Some((
+            file,
+            FileOutcome::Lowered {
+                lowered, source, ..
+            },
+        )),
+    ) = (root.is_file(), root.parent(), outcomes.first())
+    {
+        // One file was named: its imports are not followed, but its own code it imports is
+        // code nobody analysed.
+        for req in crate::imports::requests(&lowered.module, source) {
+            let res = crate::imports::resolve(dir, &file.rel_path, &req);
+            let reason = match (res.missing, res.files.is_empty()) {
+                (Some(reason), _) => reason,
+                (None, false) => format!(
+                    "imports {}, beside the one file scanned: scan the folder to follow imports",
+                    res.files
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                (None, true) => continue,
+            };
+            file_gaps.push(gap(
+                GapKind::UnanalysedImport,
+                &file.rel_path,
+                Some(req.line),
+                reason,
+            ));
+        }
+    }
+    file_gaps.extend(unsupported_gaps(&unsupported));
+    file_gaps.extend(outside_links.iter().map(outside_link_gap));
 
     let mut tree = ParsedTree {
         root: root.to_path_buf(),
@@ -168,6 +280,16 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
             }
         }
     }
+    for (g, message) in file_gaps {
+        tree.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Warning,
+            file: g.file.clone(),
+            line: g.line,
+            column: None,
+            message,
+        });
+        tree.coverage.gaps.push(g);
+    }
     link_deferred(&mut lowered);
     for l in &lowered {
         *tree
@@ -182,6 +304,58 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
     tree.incomplete_files.dedup();
     tree.coverage.gaps.sort();
     Ok(tree)
+}
+
+fn gap(kind: GapKind, file: &str, line: Option<u32>, reason: String) -> (CoverageGap, String) {
+    let message = format!("{reason} (a coverage gap: the result is INCOMPLETE)");
+    (
+        CoverageGap {
+            kind,
+            file: Some(file.to_string()),
+            line,
+            reason,
+        },
+        message,
+    )
+}
+
+/// One gap per language: a tree of a thousand JavaScript files is one fact, not a thousand.
+fn unsupported_gaps(files: &[SourceFile]) -> Vec<(CoverageGap, String)> {
+    const SHOWN: usize = 5;
+    let mut by_lang: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for f in files {
+        if let Some(lang) = unsupported_language(&f.rel_path) {
+            by_lang.entry(lang).or_default().push(&f.rel_path);
+        }
+    }
+    by_lang
+        .into_iter()
+        .map(|(lang, paths)| {
+            let n = paths.len();
+            let mut listed = paths[..n.min(SHOWN)].join(", ");
+            if n > SHOWN {
+                listed.push_str(&format!(" and {} more", n - SHOWN));
+            }
+            let reason = format!(
+                "{n} {lang} source file{} not analysed (no {lang} adapter): {listed}",
+                if n == 1 { "" } else { "s" }
+            );
+            gap(GapKind::UnsupportedLanguage, paths[0], None, reason)
+        })
+        .collect()
+}
+
+fn outside_link_gap(link: &OutsideLink) -> (CoverageGap, String) {
+    let what = if link.is_dir { "folder" } else { "file" };
+    gap(
+        GapKind::UnanalysedFile,
+        &link.rel_path,
+        None,
+        format!(
+            "symlinked {what} points outside the scanned root ({}); not followed, scan a folder that holds both",
+            link.target.display()
+        ),
+    )
 }
 
 fn count_lines(bytes: &[u8]) -> usize {
@@ -231,14 +405,12 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
             lines,
         };
     }
-    let source = match String::from_utf8(bytes) {
+    let source = match crate::encoding::decode_python(&bytes) {
         Ok(s) => s,
         Err(e) => {
-            let pos = e.utf8_error().valid_up_to();
-            let line = count_lines(&e.as_bytes()[..pos]) as u32 + 1;
             return FileOutcome::Rejected {
-                message: format!("not valid UTF-8 (byte offset {pos})"),
-                line: Some(line),
+                message: e.message,
+                line: Some(e.line),
                 bytes: n,
                 lines,
             };

@@ -44,6 +44,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
+    v.coverage_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

@@ -159,6 +159,74 @@ impl<'a> View<'a> {
         Some(self.style.dim(&s))
     }
 
+    /// "Coverage: 14 python files, 9 registration sites, 9 items resolved, 2 gaps (INCOMPLETE)",
+    /// for scans that measure coverage (source scans).
+    pub(crate) fn coverage_line(&self) -> Option<String> {
+        let c = self.report.coverage.as_ref()?;
+        let mut files: Vec<String> = c
+            .files_by_language
+            .iter()
+            .map(|(lang, n)| format!("{n} {} file{}", clean(lang), plural(*n)))
+            .collect();
+        if files.is_empty() {
+            files.push("0 files".to_string());
+        }
+        let gaps = c.gaps.len();
+        let gaps_text = if gaps == 0 {
+            "0 gaps".to_string()
+        } else {
+            self.style.status(
+                ToolStatus::Incomplete,
+                &format!("{gaps} gap{} (INCOMPLETE)", plural(gaps)),
+            )
+        };
+        Some(format!(
+            "Coverage: {}, {} registration site{}, {} item{} resolved, {gaps_text}",
+            files.join(", "),
+            c.registration_sites,
+            plural(c.registration_sites),
+            c.entities_resolved,
+            plural(c.entities_resolved),
+        ))
+    }
+
+    /// Every coverage gap with its location and reason, or nothing when there are none.
+    pub(crate) fn gaps_section(&self, out: &mut String) {
+        let Some(c) = self.report.coverage.as_ref() else {
+            return;
+        };
+        if c.gaps.is_empty() {
+            return;
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{}",
+            self.style.bold(&format!(
+                "Coverage gaps ({}), code not analysed, nothing here is known to be safe:",
+                c.gaps.len()
+            ))
+        );
+        for g in &c.gaps {
+            let _ = writeln!(
+                out,
+                "  {}",
+                self.style
+                    .status(ToolStatus::Incomplete, &clean(&g.to_string()))
+            );
+        }
+    }
+
+    /// The coverage line and the gaps, as one block (formats without a header block of counts).
+    pub(crate) fn coverage_section(&self, out: &mut String) {
+        let Some(line) = self.coverage_line() else {
+            return;
+        };
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{line}");
+        self.gaps_section(out);
+    }
+
     /// The diagnostics section, or nothing when there are none.
     pub(crate) fn diagnostics_section(&self, out: &mut String) {
         let diags = &self.report.diagnostics;

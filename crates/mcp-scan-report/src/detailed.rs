@@ -13,6 +13,9 @@ pub(crate) fn render(v: &View<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", v.header());
     let _ = writeln!(out, "{}", v.analyzers_line());
+    if let Some(line) = v.coverage_line() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
@@ -23,6 +26,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         let _ = writeln!(out);
         entity(v, e, &mut out);
     }
+    v.gaps_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

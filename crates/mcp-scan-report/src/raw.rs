@@ -6,8 +6,8 @@
 
 use crate::RenderOptions;
 use mcp_scan_core::{
-    AnalyzerStatus, Diagnostic, EntityReport, Finding, Report, ScanInfo, Severity, ToolBehavior,
-    ToolRef, ToolStatus,
+    AnalyzerStatus, Coverage, Diagnostic, EntityReport, Finding, Report, ScanInfo, Severity,
+    ToolBehavior, ToolRef, ToolStatus,
 };
 use serde::Serialize;
 
@@ -24,6 +24,8 @@ struct RawReport<'a> {
     diagnostics: &'a [Diagnostic],
     #[serde(skip_serializing_if = "<[ToolBehavior]>::is_empty")]
     behaviors: &'a [ToolBehavior],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<&'a Coverage>,
 }
 
 /// Counts over the whole, unfiltered report.
@@ -116,6 +118,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
             .collect(),
         diagnostics: &report.diagnostics,
         behaviors: &report.behaviors,
+        coverage: report.coverage.as_ref(),
     };
     crate::to_json(&raw)
 }

@@ -9,8 +9,10 @@
 //!   and says so in `properties.locationIsFallback`.
 //! - `partialFingerprints["mcpScan/v1"]` is the finding's stable fingerprint, so GitHub matches
 //!   alerts across runs.
-//! - Diagnostics and INCOMPLETE items become `invocations[0].toolExecutionNotifications`: they
-//!   are not findings, but a run with them must not look clean.
+//! - Diagnostics, coverage gaps and INCOMPLETE items become
+//!   `invocations[0].toolExecutionNotifications`: they are not findings, but a run with them must
+//!   not look clean. The whole coverage (files by language, registration sites, items resolved,
+//!   gaps) is also in the run's `properties.coverage`.
 
 use crate::RenderOptions;
 use crate::common::entity_name;
@@ -107,6 +109,25 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
             n
         })
         .collect();
+    // Coverage gaps: code the scan did not analyse. Not findings, but the run is not clean.
+    for g in report.coverage.iter().flat_map(|c| &c.gaps) {
+        let mut n = json!({
+            "level": "warning",
+            "message": {
+                "text": format!("not analysed ({}): {}; the scan is INCOMPLETE", g.kind.as_str(), g.reason)
+            },
+            "properties": { "coverageGap": g.kind },
+        });
+        if let Some(file) = &g.file {
+            n["locations"] = json!([{
+                "physicalLocation": {
+                    "artifactLocation": artifact(file),
+                    "region": { "startLine": g.line.unwrap_or(1).max(1) },
+                }
+            }]);
+        }
+        notifications.push(n);
+    }
     for e in &report.entities {
         if e.status() != ToolStatus::Incomplete {
             continue;
@@ -152,6 +173,9 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
     });
     if let Some(m) = opts.min_severity {
         run_props["minSeverity"] = json!(m);
+    }
+    if let Some(c) = &report.coverage {
+        run_props["coverage"] = json!(c);
     }
 
     let mut log = json!({

@@ -63,6 +63,9 @@ pub(crate) fn render(v: &View<'_>) -> String {
         plural(errors),
         plural(warnings)
     );
+    if let Some(line) = v.coverage_line() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
@@ -148,6 +151,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
             );
         }
     }
+    v.gaps_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

@@ -218,3 +218,327 @@ fn tests_directories_are_skipped_unless_included() {
     let excluded = scan(&["--include", "tests/**", "--exclude", "**/test_server.py"]);
     assert_eq!(excluded.status.code(), Some(4), "exclude wins over include");
 }
+
+/// (kind, file, line) of every coverage gap, sorted.
+fn gaps(report: &Value) -> Vec<(String, String, Option<u64>)> {
+    let mut out: Vec<_> = report["coverage"]["gaps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| {
+            (
+                g["kind"].as_str().unwrap_or("?").to_string(),
+                g["file"].as_str().unwrap_or("?").to_string(),
+                g["line"].as_u64(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn coverage_fixtures_report_their_expected_tools_gaps_findings_and_exit_code() {
+    let dir = repo().join("fixtures/coverage");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fixtures/coverage")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("expected.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7, "fixtures: {names:?}");
+    for name in names {
+        let path = format!("fixtures/coverage/{name}");
+        let (report, code) = raw(&path);
+        let text = std::fs::read_to_string(repo().join(&path).join("expected.toml")).expect("read");
+        let want: toml::Value = toml::from_str(&text).expect("expected.toml");
+        let mut tools: Vec<&str> = report["entities"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["target"]["name"].as_str())
+            .collect();
+        tools.sort();
+        let want_tools: Vec<&str> = want["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str())
+            .collect();
+        assert_eq!(tools, want_tools, "{name}: tools");
+        let mut want_findings: Vec<(String, String, String)> = want
+            .get("finding")
+            .and_then(|f| f.as_array())
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                let s = |k: &str| f.get(k).and_then(|x| x.as_str()).unwrap_or("?").to_string();
+                (s("rule"), s("tool"), s("severity"))
+            })
+            .collect();
+        want_findings.sort();
+        assert_eq!(findings(&report), want_findings, "{name}: findings");
+        let mut want_gaps: Vec<(String, String, Option<u64>)> = want
+            .get("gap")
+            .and_then(|g| g.as_array())
+            .into_iter()
+            .flatten()
+            .map(|g| {
+                (
+                    g["kind"].as_str().unwrap_or("?").to_string(),
+                    g["file"].as_str().unwrap_or("?").to_string(),
+                    g.get("line").and_then(|l| l.as_integer()).map(|l| l as u64),
+                )
+            })
+            .collect();
+        want_gaps.sort();
+        assert_eq!(gaps(&report), want_gaps, "{name}: coverage gaps");
+        let exit = want["exit"].as_integer().expect("exit in expected.toml");
+        assert_eq!(i64::from(code), exit, "{name}: exit code");
+        if want_gaps.is_empty() {
+            continue;
+        }
+        // A gap leaves no tool SAFE, and says why.
+        for e in report["entities"].as_array().into_iter().flatten() {
+            assert_ne!(e["status"], "SAFE", "{name}: {e}");
+        }
+    }
+}
+
+fn scan_dir(dir: &Path, extra: &[&str]) -> (Value, i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .args(["behavioral", "-f", "raw"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stderr)));
+    (
+        report,
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const ECHO_SERVER: &str = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n\n@mcp.tool()\ndef echo(m: str) -> str:\n    \"\"\"Echoes.\"\"\"\n    return m\n";
+
+#[test]
+fn typescript_beside_a_python_tool_is_incomplete_with_the_reason_in_stderr() {
+    let o = run(&["behavioral", "fixtures/coverage/mixed_language"]);
+    assert_eq!(o.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("web/src/index.ts") && err.contains("no TypeScript adapter"),
+        "{err}"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("Safe items"), "{out}");
+    assert!(
+        out.contains("Coverage: 1 python file,") && out.contains("1 gap (INCOMPLETE)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn javascript_under_node_modules_is_still_skipped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("server.py"), ECHO_SERVER).expect("write");
+    std::fs::create_dir_all(dir.path().join("node_modules/left-pad")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("node_modules/left-pad/index.js"),
+        "module.exports = (s) => s;\n",
+    )
+    .expect("write");
+    let (report, code, err) = scan_dir(dir.path(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(report["entities"][0]["status"], "SAFE");
+    assert_eq!(gaps(&report), []);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_finish_and_symlinked_folders_inside_the_tree_are_analysed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(real.join("tools")).expect("mkdir");
+    std::fs::write(real.join("server.py"), ECHO_SERVER).expect("write");
+    std::fs::write(
+        real.join("tools/extra.py"),
+        "import subprocess\nfrom server import mcp\n\n@mcp.tool()\ndef run(cmd: str) -> str:\n    \"\"\"Runs a command.\"\"\"\n    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n",
+    )
+    .expect("write");
+    // `app` is the served folder: a link to `real` (walked once, under one name), and inside
+    // it a loop back to the root.
+    std::os::unix::fs::symlink(&real, dir.path().join("app")).expect("symlink");
+    std::os::unix::fs::symlink(dir.path(), real.join("tools/loop")).expect("symlink");
+    let (report, code, err) = scan_dir(&dir.path().join("app"), &[]);
+    assert_eq!(code, 3, "the linked tool's shell=True is found: {err}");
+    let mut tools: Vec<&str> = report["entities"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["target"]["name"].as_str())
+        .collect();
+    tools.sort();
+    assert_eq!(tools, ["echo", "run"]);
+    // The loop points at the scanned root's parent: outside, so a gap rather than a walk.
+    assert_eq!(
+        gaps(&report),
+        [(
+            "unanalysed-file".to_string(),
+            "tools/loop".to_string(),
+            None
+        )]
+    );
+    // Scanning the parent: the loop and the alias are inside, so they are no gap, and each
+    // folder is walked once (two Python files, not four through `app/`).
+    let (report, _, err) = scan_dir(dir.path(), &[]);
+    assert_eq!(gaps(&report), [], "{err}");
+    assert_eq!(report["coverage"]["files_by_language"]["python"], 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_file_pointing_outside_the_root_is_a_gap_not_a_read() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("secret.py"), "TOKEN = 'x'\n").expect("write");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("server.py"), ECHO_SERVER).expect("write");
+    std::os::unix::fs::symlink(outside.path().join("secret.py"), dir.path().join("cfg.py"))
+        .expect("symlink");
+    let (report, code, err) = scan_dir(dir.path(), &[]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(report["entities"][0]["status"], "INCOMPLETE");
+    assert!(
+        err.contains("cfg.py") && err.contains("outside the scanned root"),
+        "{err}"
+    );
+}
+
+#[test]
+fn over_cap_file_is_incomplete_until_the_cap_is_raised() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut big = String::from(ECHO_SERVER);
+    while big.len() < 3000 {
+        big.push_str("# padding to make the file larger than a tiny cap\n");
+    }
+    std::fs::write(dir.path().join("server.py"), &big).expect("write");
+    let (report, code, err) = scan_dir(dir.path(), &["--max-file-size", "2K"]);
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(
+        gaps(&report),
+        [("unanalysed-file".to_string(), "server.py".to_string(), None)]
+    );
+    assert!(err.contains("2048-byte limit"), "{err}");
+    let (report, code, err) = scan_dir(dir.path(), &["--max-file-size", "4K"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(report["entities"][0]["status"], "SAFE");
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .args(["behavioral", "--max-file-size", "lots"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1), "a bad size is a usage error");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a size"));
+}
+
+#[test]
+fn import_excluded_by_the_user_is_a_gap() {
+    let (report, code) = {
+        let o = run(&[
+            "behavioral",
+            "fixtures/coverage/imported_test_helper_honest",
+            "-f",
+            "raw",
+            "--exclude",
+            "tests/**",
+        ]);
+        let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+        (v, o.status.code())
+    };
+    assert_eq!(code, Some(4));
+    assert_eq!(
+        gaps(&report),
+        [(
+            "unanalysed-import".to_string(),
+            "server.py".to_string(),
+            Some(6)
+        )]
+    );
+}
+
+#[test]
+fn unknown_declared_encoding_is_a_gap_with_its_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("server.py"),
+        format!("# -*- coding: klingon-7 -*-\n{ECHO_SERVER}"),
+    )
+    .expect("write");
+    let (report, code, err) = scan_dir(dir.path(), &[]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("unknown source encoding `klingon-7`"), "{err}");
+    assert_eq!(
+        gaps(&report),
+        [(
+            "unanalysed-file".to_string(),
+            "server.py".to_string(),
+            Some(1)
+        )]
+    );
+}
+
+#[test]
+fn one_file_importing_its_neighbour_is_incomplete_and_the_folder_is_complete() {
+    let (report, code) = raw("fixtures/python/multifile_server/server.py");
+    assert_eq!(code, 4);
+    let g = gaps(&report);
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert_eq!(g[0].0, "unanalysed-import");
+    let (report, _) = raw("fixtures/python/multifile_server");
+    assert_eq!(gaps(&report), []);
+}
+
+#[test]
+fn every_format_shows_the_coverage_and_its_gaps() {
+    let path = "fixtures/coverage/missing_relative_import";
+    for format in [
+        "summary",
+        "detailed",
+        "by_tool",
+        "by_analyzer",
+        "by_severity",
+        "table",
+    ] {
+        let o = run(&["behavioral", path, "-f", format]);
+        assert_eq!(o.status.code(), Some(4), "{format}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("Coverage: 2 python files,") && out.contains("1 gap (INCOMPLETE)"),
+            "{format}: {out}"
+        );
+        assert!(
+            out.contains("notes/server.py:3: unanalysed-import: `from .storage import save`"),
+            "{format}: {out}"
+        );
+    }
+    let o = run(&["behavioral", path, "-f", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&o.stdout).expect("sarif json");
+    let notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .expect("notifications");
+    let gap = notes
+        .iter()
+        .find(|n| n["properties"]["coverageGap"] == "unanalysed-import")
+        .expect("the gap as a notification");
+    assert_eq!(
+        gap["locations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    assert_eq!(
+        sarif["runs"][0]["properties"]["coverage"]["gaps"][0]["kind"],
+        "unanalysed-import"
+    );
+}

@@ -1,13 +1,13 @@
 //! The one shared sample report every format is rendered from: three servers' tools, resources
 //! and prompts; findings from all four analyzers, one corroborated by two; every severity; every
 //! kind of evidence; an INCOMPLETE item with a reason; SAFE items; an error and a warning
-//! diagnostic; a static ToolBehavior. Version fixed so snapshots do not move with releases.
+//! diagnostic; a static ToolBehavior; a coverage with two gaps. Version fixed so snapshots do not move with releases.
 
 use mcp_scan_core::taxonomy::by_threat;
 use mcp_scan_core::{
-    Analyzer, AnalyzerStatus, Capability, Confidence, DeclaredParam, Diagnostic, DiagnosticLevel,
-    EntityKind, EntityReport, Evidence, Finding, FlowStep, Report, ScanInfo, Severity,
-    SourceLocation, TaintFlow, ToolBehavior, ToolRef,
+    Analyzer, AnalyzerStatus, Capability, Confidence, Coverage, CoverageGap, DeclaredParam,
+    Diagnostic, DiagnosticLevel, EntityKind, EntityReport, Evidence, Finding, FlowStep, GapKind,
+    Report, ScanInfo, Severity, SourceLocation, TaintFlow, ToolBehavior, ToolRef,
 };
 
 fn tax(threat: &str) -> &'static mcp_scan_core::TaxonomyEntry {
@@ -361,6 +361,29 @@ pub fn sample_report() -> Report {
         notes: vec![],
     });
 
+    // A source scan's coverage: what it analysed, and two things it could not.
+    r.coverage = Some(Coverage {
+        files_by_language: [("python".to_string(), 14)].into_iter().collect(),
+        registration_sites: 9,
+        entities_resolved: 8,
+        gaps: vec![
+            CoverageGap {
+                kind: GapKind::UnsupportedLanguage,
+                file: Some("web/src/index.ts".into()),
+                line: None,
+                reason: "2 TypeScript source files not analysed (no TypeScript adapter): \
+                         web/src/index.ts, web/src/tools.ts"
+                    .into(),
+            },
+            CoverageGap {
+                kind: GapKind::UnanalysedImport,
+                file: Some("notes/server.py".into()),
+                line: Some(3),
+                reason: "`from .storage import save` resolves to no file in the scanned tree"
+                    .into(),
+            },
+        ],
+    });
     r.normalize();
     r
 }

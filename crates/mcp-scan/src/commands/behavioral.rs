@@ -5,7 +5,8 @@ use crate::cli::OutputArgs;
 use anyhow::Context;
 use clap::Args;
 use mcp_scan_core::{
-    Analyzer, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityReport, ExitKind, Report, ScanInfo,
+    Analyzer, AnalyzerState, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityReport, ExitKind,
+    Report, ScanInfo,
 };
 use mcp_scan_lang::{DiscoverOptions, scan_tree};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,11 @@ pub struct BehavioralArgs {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
+    /// Files larger than this are not analysed (the scan is then INCOMPLETE and says which).
+    /// Bytes, or with a K, M or G suffix (powers of 1024): `500K`, `2M`.
+    #[arg(long, value_name = "BYTES", default_value = "8M", value_parser = parse_size)]
+    pub max_file_size: u64,
+
     /// Server name used in findings (default: the directory's name).
     #[arg(long)]
     pub server_name: Option<String>,
@@ -38,12 +44,13 @@ pub struct BehavioralArgs {
 }
 
 pub fn run(args: BehavioralArgs) -> anyhow::Result<ExitKind> {
-    let mut report = build_report(
-        &args.path,
-        args.include.clone(),
-        args.exclude.clone(),
-        args.server_name.as_deref(),
-    )?;
+    let opts = DiscoverOptions {
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        max_file_bytes: args.max_file_size,
+        ..DiscoverOptions::default()
+    };
+    let mut report = build_report(&args.path, opts, args.server_name.as_deref())?;
     // The model sees each tool's static summary; its verdicts join the static findings but can
     // never clear or lower one, and a failed check leaves the tool INCOMPLETE.
     if let Some(outcome) =
@@ -64,15 +71,9 @@ pub fn run(args: BehavioralArgs) -> anyhow::Result<ExitKind> {
 /// The report of a behavioral scan (no output, no exit status).
 pub fn build_report(
     path: &Path,
-    include: Vec<String>,
-    exclude: Vec<String>,
+    opts: DiscoverOptions,
     server_name: Option<&str>,
 ) -> anyhow::Result<Report> {
-    let opts = DiscoverOptions {
-        include,
-        exclude,
-        ..DiscoverOptions::default()
-    };
     let tree = scan_tree(path, &opts).with_context(|| format!("cannot scan {}", path.display()))?;
     let server = match server_name {
         Some(s) => s.to_string(),
@@ -118,6 +119,27 @@ pub fn build_report(
         report.entities.push(entity);
         report.behaviors.push(r.behavior);
     }
+    // Code the server may load went unanalysed: no tool of it is known to be safe.
+    if let Some(first) = coverage.gaps.first() {
+        let n = coverage.gaps.len();
+        let place = match (&first.file, first.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}, "),
+            (Some(f), None) => format!("{f}, "),
+            _ => String::new(),
+        };
+        let reason = format!(
+            "not all of the server's code was analysed: {n} coverage gap{} (first: {place}{})",
+            if n == 1 { "" } else { "s" },
+            first.kind.as_str()
+        );
+        for entity in &mut report.entities {
+            for status in &mut entity.analyzers {
+                if status.analyzer == Analyzer::Static && status.state == AnalyzerState::Complete {
+                    *status = AnalyzerStatus::incomplete(Analyzer::Static, reason.clone());
+                }
+            }
+        }
+    }
     report.coverage = Some(coverage);
     Ok(report)
 }
@@ -134,4 +156,48 @@ fn default_server_name(path: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "server".to_string())
+}
+
+/// `8M`, `500k`, `2MiB`, `1048576` → bytes (K, M, G are powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (digits, shift) = match body.char_indices().last() {
+        Some((i, 'k')) => (&body[..i], 10),
+        Some((i, 'm')) => (&body[..i], 20),
+        Some((i, 'g')) => (&body[..i], 30),
+        _ => (body, 0),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (bytes, or a number with K, M or G)"))?;
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{s}` is too large"))?;
+    if bytes == 0 {
+        return Err("the size cap must be at least 1 byte".to_string());
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_take_binary_suffixes() {
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("500K"), Ok(500 * 1024));
+        assert_eq!(parse_size("2M"), Ok(2 * 1024 * 1024));
+        assert_eq!(parse_size("2mib"), Ok(2 * 1024 * 1024));
+        assert_eq!(parse_size("1GB"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999G").is_err());
+    }
 }
