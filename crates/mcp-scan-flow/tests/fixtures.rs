@@ -202,6 +202,24 @@ fn good_server_is_clean() {
 }
 
 #[test]
+fn declared_file_parameter_opened_by_a_document_tool_is_low_and_lookalikes_stay_medium() {
+    let s = check_fixture("document_tools");
+    let worst = |tool: &str| {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .and_then(|r| r.findings.iter().map(|f| f.severity).max())
+            .unwrap_or_else(|| panic!("{tool}: no finding\n{}", describe(&s.results)))
+    };
+    for honest in ["add_paragraph", "read_pdf_pages", "commit"] {
+        assert_eq!(worst(honest), Severity::Low, "{honest}");
+    }
+    for lookalike in ["get_forecast", "set_theme", "open_document"] {
+        assert!(worst(lookalike) >= Severity::Medium, "{lookalike}");
+    }
+}
+
+#[test]
 fn evil_server_reports_exfiltration_eval_and_backdoor() {
     let s = check_fixture("evil_server");
     let greet = behavior(&s, "greet");
