@@ -617,6 +617,13 @@ impl Frame<'_, '_, '_> {
                     for g in &models.guards {
                         if let Some(c) = &g.callee
                             && resolved.refs.contains(&Ref::Api(c.clone()))
+                            && g.pattern.as_ref().is_none_or(|p| {
+                                args.first().is_some_and(|a| {
+                                    self.eval(vars, &a.value)
+                                        .konst
+                                        .is_some_and(|k| p.is_match(&k))
+                                })
+                            })
                         {
                             for a in args {
                                 for root in all_root_vars(&a.value) {

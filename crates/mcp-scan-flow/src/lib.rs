@@ -338,6 +338,7 @@ fn evaluate_rules(
                 sinks,
                 target_only,
                 unless_detail,
+                declared_path,
                 ..
             } => {
                 // One finding per sink, listing every matching source.
@@ -384,6 +385,19 @@ fn evaluate_rules(
                         flows[0].sink_api,
                     );
                     let mut fb = rule_finding(rule, b, observation, &sink);
+                    if let Some(dp) = declared_path
+                        && dp.covers(
+                            models,
+                            description,
+                            flows.iter().map(|f| f.source.as_str()),
+                            detail,
+                        )
+                    {
+                        fb = fb.severity(dp.severity).evidence(Evidence::Source {
+                            location: sink.clone(),
+                            note: "the path is the tool's declared file parameter".to_string(),
+                        });
+                    }
                     for step in &flows[0].path {
                         fb = fb.evidence(Evidence::Source {
                             location: step.location.clone(),

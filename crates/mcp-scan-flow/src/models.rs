@@ -118,6 +118,9 @@ pub struct Guard {
     pub callee: Option<String>,
     pub op: Option<String>,
     pub kinds: Vec<String>,
+    /// A regex test (`re.fullmatch(PATTERN, x)`) guards only when its first argument is a
+    /// constant that this matches: what the test pins down decides what it guards.
+    pub pattern: Option<Regex>,
 }
 
 #[derive(Debug, Clone)]
@@ -303,11 +306,20 @@ impl Models {
                     "a guard needs exactly one of method, callee or op",
                 ));
             }
+            let pattern = r
+                .pattern
+                .as_ref()
+                .map(|p| {
+                    Regex::new(p.get_ref())
+                        .map_err(|e| src.error(p.span(), format!("bad regex: {e}")))
+                })
+                .transpose()?;
             self.guards.push(Guard {
                 method: r.method,
                 callee: r.callee,
                 op: r.op,
                 kinds,
+                pattern,
             });
         }
         for r in raw.joiner {
@@ -469,6 +481,7 @@ struct RawGuard {
     callee: Option<String>,
     op: Option<String>,
     kinds: Vec<toml::Spanned<String>>,
+    pattern: Option<toml::Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -28,6 +28,8 @@ pub enum Match {
         sinks: Vec<String>,
         target_only: bool,
         unless_detail: Option<Regex>,
+        /// Lowers the severity when the tool's purpose is to open the file it is given.
+        declared_path: Option<DeclaredPath>,
     },
     Capability {
         kinds: Vec<String>,
@@ -37,6 +39,35 @@ pub enum Match {
         description_not_matches: Option<Regex>,
         host_declared: bool,
     },
+}
+
+/// A parameter declared to be a path (its name says so) on a tool whose description says it
+/// works on files: the file it names being opened is the tool's purpose, not a traversal, unless
+/// the path escapes upwards (`..`) or resolves to a sensitive path.
+#[derive(Debug, Clone)]
+pub struct DeclaredPath {
+    pub param: Regex,
+    pub description: Regex,
+    pub severity: mcp_scan_core::Severity,
+}
+
+impl DeclaredPath {
+    /// Whether every source is such a parameter and the sink's path stays an ordinary one.
+    pub fn covers<'a>(
+        &self,
+        models: &Models,
+        description: Option<&str>,
+        mut sources: impl Iterator<Item = &'a str>,
+        detail: &str,
+    ) -> bool {
+        description.is_some_and(|d| self.description.is_match(d))
+            && sources.all(|s| {
+                s.strip_prefix("param:")
+                    .is_some_and(|p| self.param.is_match(p))
+            })
+            && !detail.contains("..")
+            && !sensitive(models, detail)
+    }
 }
 
 /// Fixture tools (`<fixture>/<tool>`) that must fire / must stay clean.
@@ -120,6 +151,23 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                     sinks: kinds(&m.sinks)?,
                     target_only: m.target_only,
                     unless_detail: re(&m.unless_detail)?,
+                    declared_path: m
+                        .declared_path
+                        .as_ref()
+                        .map(|d| -> Result<DeclaredPath, RuleError> {
+                            let rx = |r: &toml::Spanned<String>| {
+                                Regex::new(r.get_ref())
+                                    .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+                            };
+                            Ok(DeclaredPath {
+                                param: rx(&d.param)?,
+                                description: rx(&d.description)?,
+                                severity: d.severity.get_ref().parse().map_err(|_| {
+                                    src.error(d.severity.span(), "unknown severity")
+                                })?,
+                            })
+                        })
+                        .transpose()?,
                 }
             }
             "capability" => Match::Capability {
@@ -182,6 +230,7 @@ struct RawMatch {
     #[serde(default)]
     target_only: bool,
     unless_detail: Option<toml::Spanned<String>>,
+    declared_path: Option<RawDeclaredPath>,
     #[serde(default)]
     kinds: Vec<toml::Spanned<String>>,
     detail: Option<toml::Spanned<String>>,
@@ -191,6 +240,14 @@ struct RawMatch {
     description_not_matches: Option<toml::Spanned<String>>,
     #[serde(default)]
     host_declared: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDeclaredPath {
+    param: toml::Spanned<String>,
+    description: toml::Spanned<String>,
+    severity: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]

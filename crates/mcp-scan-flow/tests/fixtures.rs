@@ -202,6 +202,46 @@ fn good_server_is_clean() {
 }
 
 #[test]
+fn declared_file_parameter_opened_by_a_document_tool_is_low_and_lookalikes_stay_medium() {
+    let s = check_fixture("document_tools");
+    let worst = |tool: &str| {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .and_then(|r| r.findings.iter().map(|f| f.severity).max())
+            .unwrap_or_else(|| panic!("{tool}: no finding\n{}", describe(&s.results)))
+    };
+    for honest in ["add_paragraph", "read_pdf_pages", "commit"] {
+        assert_eq!(worst(honest), Severity::Low, "{honest}");
+    }
+    for lookalike in ["get_forecast", "set_theme", "open_document"] {
+        assert!(worst(lookalike) >= Severity::Medium, "{lookalike}");
+    }
+}
+
+#[test]
+fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
+    let s = check_fixture("regex_guards");
+    for (tool, kind) in [
+        ("read_docs_page", "network-fetch"),
+        ("read_note", "file-read"),
+    ] {
+        let b = behavior(&s, tool);
+        assert!(
+            b.flows
+                .iter()
+                .any(|f| f.source == "param:url" || f.source == "param:name")
+                && b.flows
+                    .iter()
+                    .filter(|f| f.sink_kind == kind)
+                    .all(|f| f.sanitized),
+            "{tool}: the {kind} flow must exist and be guarded\n{}",
+            describe(&s.results)
+        );
+    }
+}
+
+#[test]
 fn evil_server_reports_exfiltration_eval_and_backdoor() {
     let s = check_fixture("evil_server");
     let greet = behavior(&s, "greet");
