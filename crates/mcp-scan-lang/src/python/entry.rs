@@ -6,7 +6,7 @@
 use super::lower::{Draft, kids};
 use crate::queries::{Frameworks, Positional, python_entry_query, python_frameworks_checked};
 use crate::strings::clean_doc;
-use crate::{DeferredEntryPoint, LowerError, ServerBinding, ServerStyle};
+use crate::{LowerError, ServerBinding, ServerStyle};
 use mcp_scan_core::{DeclaredParam, EntityKind};
 use mcp_scan_ir::{
     Arg, EntryPoint, Expr, ExprKind, FuncId, Function, Import, Module, Span, Stmt, StmtKind,
@@ -138,106 +138,27 @@ pub(crate) fn find_entry_points(
             }
         }
     }
-    let decorator_starts: std::collections::HashSet<usize> =
-        sites.iter().filter_map(|s| s.decorator_start).collect();
+    // Decorator-style registrations are resolved across the whole tree (`resolve.rs`); this
+    // pass splits low-level dispatchers, which needs the parse-time call index.
     let mut entries = Vec::new();
-    let mut deferred = Vec::new();
     for s in &sites {
-        let local = servers.get(&s.object).copied();
-        let imported = module
-            .imports
-            .iter()
-            .any(|i| i.local == s.object && i.symbol.is_some());
-        if let (Some(def), Some(dec)) = (s.def_start, s.decorator_start) {
-            let Some(&func) = draft.def_starts.get(&def) else {
-                continue;
-            };
-            let f = &module.functions[func];
-            let Some(decorator) = f.decorators.iter().find(|d| d.span.start_byte == dec) else {
-                continue;
-            };
-            match local {
-                Some(ServerStyle::LowLevel) => {
-                    if fw.low_level.dispatcher_methods.contains(&s.method) {
-                        dispatchers.push((func, s.object.clone(), decorator.span));
-                    } else if fw.low_level.listing_methods.contains(&s.method) {
-                        listings.push(func);
-                    }
-                }
-                Some(ServerStyle::Decorator) | None => {
-                    let Some(reg) = fw.registration(&s.method).filter(|r| !r.imperative) else {
-                        continue;
-                    };
-                    if local.is_none() && !imported {
-                        continue;
-                    }
-                    let args = match &decorator.kind {
-                        ExprKind::Call { args, .. } => args.as_slice(),
-                        _ => &[],
-                    };
-                    let entry = decorator_entry(
-                        reg.kind,
-                        reg.positional,
-                        args,
-                        func,
-                        f,
-                        decorator.span,
-                        &s.object,
-                        &consts,
-                    );
-                    if local.is_some() {
-                        entries.push(entry);
-                    } else {
-                        deferred.push(DeferredEntryPoint {
-                            object: s.object.clone(),
-                            style: ServerStyle::Decorator,
-                            entry,
-                        });
-                    }
-                }
-            }
-        } else if let (Some(call_start), Some(handler)) = (s.call_start, &s.handler_ref) {
-            // `mcp.add_tool(fn)`, and the decorator used as a call: `mcp.tool(fn, name=...)`
-            // (fastmcp); a decorator expression itself is handled above.
-            if decorator_starts.contains(&call_start) {
-                continue;
-            }
-            let Some(reg) = fw.registration(&s.method) else {
-                continue;
-            };
-            if local == Some(ServerStyle::LowLevel) || (local.is_none() && !imported) {
-                continue;
-            }
-            let Some(func) = function_named(module, handler) else {
-                continue;
-            };
-            let Some((call, _)) = draft.calls.get(&call_start) else {
-                continue;
-            };
-            let ExprKind::Call { args, .. } = &call.kind else {
-                continue;
-            };
-            // `add_tool(fn, name=None, title=None, description=None)`: the handler is first.
-            let rest: Vec<Arg> = args.iter().skip(1).cloned().collect();
-            let entry = decorator_entry(
-                reg.kind,
-                Some(Positional::Name),
-                &rest,
-                func,
-                &module.functions[func],
-                call.span,
-                &s.object,
-                &consts,
-            );
-            if local.is_some() {
-                entries.push(entry);
-            } else {
-                deferred.push(DeferredEntryPoint {
-                    object: s.object.clone(),
-                    style: ServerStyle::Decorator,
-                    entry,
-                });
-            }
+        if servers.get(&s.object).copied() != Some(ServerStyle::LowLevel) {
+            continue;
+        }
+        let (Some(def), Some(dec)) = (s.def_start, s.decorator_start) else {
+            continue;
+        };
+        let Some(&func) = draft.def_starts.get(&def) else {
+            continue;
+        };
+        let f = &module.functions[func];
+        let Some(decorator) = f.decorators.iter().find(|d| d.span.start_byte == dec) else {
+            continue;
+        };
+        if fw.low_level.dispatcher_methods.contains(&s.method) {
+            dispatchers.push((func, s.object.clone(), decorator.span));
+        } else if fw.low_level.listing_methods.contains(&s.method) {
+            listings.push(func);
         }
     }
     if !dispatchers.is_empty() {
@@ -249,7 +170,6 @@ pub(crate) fn find_entry_points(
     draft.servers.sort_by(|a, b| a.var.cmp(&b.var));
     entries.sort_by_key(|e| e.span.start_byte);
     draft.module.entry_points.extend(entries);
-    draft.deferred.extend(deferred);
     Ok(())
 }
 
@@ -284,7 +204,7 @@ fn function_named(module: &Module, name: &str) -> Option<FuncId> {
 }
 
 /// Module-level string constants, in order (`DESC = "..."`, `FULL = PREFIX + DESC`).
-fn module_constants(module: &Module) -> HashMap<String, String> {
+pub(crate) fn module_constants(module: &Module) -> HashMap<String, String> {
     let mut consts = HashMap::new();
     let Some(top) = module.functions.first() else {
         return consts;
@@ -395,7 +315,7 @@ fn is_context_annotation(a: &str) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn decorator_entry(
+pub(crate) fn decorator_entry(
     kind: EntityKind,
     positional: Option<Positional>,
     args: &[Arg],
