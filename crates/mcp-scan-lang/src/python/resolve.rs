@@ -61,6 +61,11 @@ enum Val {
     External,
 }
 
+type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
+/// Calls by the last segment of their callee: (module, function, call).
+type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
+type DictItems = Vec<(Option<Expr>, Expr)>;
+
 /// A name bound in a function body (or at module level).
 enum Bind<'a> {
     Value(&'a Expr),
@@ -122,11 +127,11 @@ struct Resolver<'a> {
     by_name: HashMap<&'a str, usize>,
     /// Modules that import a framework package: an unresolved `.tool` there is ambiguous.
     framework_aware: Vec<bool>,
-    binds: RefCell<HashMap<(usize, FuncId), HashMap<&'a str, Vec<Bind<'a>>>>>,
+    binds: RefCell<HashMap<(usize, FuncId), BindTable<'a>>>,
     memo: RefCell<HashMap<(usize, FuncId, String), Option<Val>>>,
     class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
-    calls_by_name: RefCell<Option<HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>>>,
+    calls_by_name: RefCell<Option<CallIndex<'a>>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Names a registration may be reached through: registration methods, wrapper names and
     /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
@@ -173,43 +178,53 @@ fn text_of(e: &Expr) -> String {
 
 /// Every call expression inside `e` (not inside lambdas, which are functions of their own).
 fn each_call<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    each_call_in(e, out, &mut None);
+}
+
+/// Like [`each_call`]; with `comps`, comprehensions are handed back whole (their iterables'
+/// calls still collected) so their elements can be visited once per literal element.
+fn each_call_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>, comps: &mut Option<&mut Vec<&'e Expr>>) {
+    let each_call =
+        |x: &'e Expr, out: &mut Vec<&'e Expr>, comps: &mut Option<&mut Vec<&'e Expr>>| {
+            each_call_in(x, out, comps)
+        };
     match &e.kind {
         ExprKind::Call { callee, args } => {
             out.push(e);
-            each_call(callee, out);
+            each_call(callee, out, comps);
             for a in args {
-                each_call(&a.value, out);
+                each_call(&a.value, out, comps);
             }
         }
-        ExprKind::Attribute { value, .. } => each_call(value, out),
+        ExprKind::Attribute { value, .. } => each_call(value, out, comps),
         ExprKind::Index { value, index } => {
-            each_call(value, out);
-            each_call(index, out);
+            each_call(value, out, comps);
+            each_call(index, out, comps);
         }
         ExprKind::Binary { left, right, .. } => {
-            each_call(left, out);
-            each_call(right, out);
+            each_call(left, out, comps);
+            each_call(right, out, comps);
         }
         ExprKind::Unary { operand: x, .. }
         | ExprKind::Await(x)
         | ExprKind::Starred(x)
-        | ExprKind::NamedExpr { value: x, .. } => each_call(x, out),
+        | ExprKind::NamedExpr { value: x, .. } => each_call(x, out, comps),
         ExprKind::Conditional { test, body, orelse } => {
-            each_call(test, out);
-            each_call(body, out);
-            each_call(orelse, out);
+            each_call(test, out, comps);
+            each_call(body, out, comps);
+            each_call(orelse, out, comps);
         }
         ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
             for x in xs {
-                each_call(x, out);
+                each_call(x, out, comps);
             }
         }
         ExprKind::Dict(items) => {
             for (k, v) in items {
                 if let Some(k) = k {
-                    each_call(k, out);
+                    each_call(k, out, comps);
                 }
-                each_call(v, out);
+                each_call(v, out, comps);
             }
         }
         ExprKind::Comprehension {
@@ -217,17 +232,24 @@ fn each_call<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             clauses,
             conditions,
         } => {
+            if let Some(c) = comps.as_deref_mut() {
+                c.push(e);
+                for (_, it) in clauses {
+                    each_call(it, out, comps);
+                }
+                return;
+            }
             for x in elements.iter().chain(conditions) {
-                each_call(x, out);
+                each_call(x, out, comps);
             }
             for (_, it) in clauses {
-                each_call(it, out);
+                each_call(it, out, comps);
             }
         }
         ExprKind::FormatStr(parts) => {
             for p in parts {
                 if let mcp_scan_ir::StrPart::Expr(x) = p {
-                    each_call(x, out);
+                    each_call(x, out, comps);
                 }
             }
         }
@@ -880,7 +902,29 @@ impl<'a> Resolver<'a> {
                     server,
                 })
             }
-            Val::Func(m, f) => self.returns(m, f, depth + 1),
+            Val::Func(m, f) => {
+                // Parameters bound to the call's arguments, so `return mcp.resource(uri)` keeps
+                // the caller's URI.
+                let mut subst = Vec::new();
+                if let Some(func) = self.func(m, f) {
+                    let positional = args
+                        .iter()
+                        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                    let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+                    let skip = usize::from(func.class.is_some());
+                    for (p, a) in params.skip(skip).zip(positional) {
+                        subst.push(bound_arg(&p.name, &a.value, env));
+                    }
+                    for a in args {
+                        if let Some(n) = &a.name
+                            && func.params.iter().any(|p| &p.name == n)
+                        {
+                            subst.push(bound_arg(n, &a.value, env));
+                        }
+                    }
+                }
+                self.returns(m, f, &subst, depth + 1)
+            }
             Val::Module(p) if self.module_idx(&p).is_none() => Some(Val::External),
             Val::External => Some(Val::External),
             _ => None,
@@ -898,12 +942,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// What a tree function returns: the first `return` that resolves.
-    fn returns(&self, m: usize, f: FuncId, depth: usize) -> Option<Val> {
+    fn returns(&self, m: usize, f: FuncId, subst: &[Subst], depth: usize) -> Option<Val> {
         if depth > MAX_DEPTH {
             return None;
         }
         let func = self.func(m, f)?;
-        let env = Env { m, f, subst: &[] };
+        let env = Env { m, f, subst };
         let mut found = None;
         walk_stmts(&func.body, &mut |s| {
             if found.is_none()
@@ -1047,41 +1091,44 @@ impl<'a> Resolver<'a> {
 
     fn visit_exprs(&mut self, e: &'a Expr, env: Env, pass: Pass) {
         let mut calls = Vec::new();
-        each_call(e, &mut calls);
+        let mut comps = Vec::new();
+        each_call_in(e, &mut calls, &mut Some(&mut comps));
         for c in calls {
-            if !self.is_candidate(c) {
-                continue;
-            }
-            if let ExprKind::Call { callee, args } = &c.kind {
+            if let ExprKind::Call { callee, args } = &c.kind
+                && self.is_candidate(c)
+            {
                 self.call_site(c, callee, args, env, pass);
             }
         }
-        // `[mcp.add_tool(f) for f in (a, b)]`
-        if let ExprKind::Comprehension {
-            elements, clauses, ..
-        } = &e.kind
-            && let [(target, iter)] = clauses.as_slice()
-            && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
-        {
-            for el in elems.iter().take(MAX_UNROLL) {
-                let mut subst = env.subst.to_vec();
-                bind_element(target, el, em, ef, &mut subst);
-                let inner = Env {
-                    m: env.m,
-                    f: env.f,
-                    subst: &subst,
-                };
-                for x in elements {
-                    let mut calls = Vec::new();
-                    each_call(x, &mut calls);
-                    for c in calls {
-                        if let ExprKind::Call { callee, args } = &c.kind
-                            && self.is_candidate(c)
-                        {
-                            self.call_site(c, callee, args, inner, pass);
-                        }
+        for comp in comps {
+            let ExprKind::Comprehension {
+                elements,
+                clauses,
+                conditions,
+            } = &comp.kind
+            else {
+                continue;
+            };
+            // `[mcp.add_tool(f) for f in (a, b)]`: once per element.
+            if let [(target, iter)] = clauses.as_slice()
+                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+            {
+                for el in elems.iter().take(MAX_UNROLL) {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, em, ef, &mut subst);
+                    let inner = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    for x in elements {
+                        self.visit_exprs(x, inner, pass);
                     }
                 }
+                continue;
+            }
+            for x in elements.iter().chain(conditions) {
+                self.visit_exprs(x, env, pass);
             }
         }
     }
@@ -1135,12 +1182,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn literal_dict(
-        &self,
-        e: &Expr,
-        env: Env,
-        depth: usize,
-    ) -> Option<(Vec<(Option<Expr>, Expr)>, usize, FuncId)> {
+    fn literal_dict(&self, e: &Expr, env: Env, depth: usize) -> Option<(DictItems, usize, FuncId)> {
         match &e.kind {
             ExprKind::Dict(items) => Some((items.clone(), env.m, env.f)),
             ExprKind::Name(_) | ExprKind::Attribute { .. } if depth < 6 => {
@@ -1711,6 +1753,24 @@ fn substitute(args: &[Arg], subst: &[Subst]) -> Vec<Arg> {
             a
         })
         .collect()
+}
+
+/// A parameter bound to a call argument written in `env` (a loop variable there stays bound).
+fn bound_arg(name: &str, value: &Expr, env: Env) -> Subst {
+    if let ExprKind::Name(n) = &value.kind
+        && let Some(s) = env.subst.iter().rev().find(|s| &s.name == n)
+    {
+        return Subst {
+            name: name.to_string(),
+            ..s.clone()
+        };
+    }
+    Subst {
+        name: name.to_string(),
+        value: value.clone(),
+        module: env.m,
+        func: env.f,
+    }
 }
 
 fn bind_element(target: &Expr, el: &Expr, m: usize, f: FuncId, out: &mut Vec<Subst>) {
