@@ -228,6 +228,26 @@ pub(crate) fn module_constants(module: &Module) -> HashMap<String, String> {
             }
         }
     }
+    // Class-level constants of module-level classes (`class Tools(str, Enum): STATUS = "x"`),
+    // as `Tools.STATUS`.
+    for f in &module.functions {
+        let (Some(class), None, "<body>") = (&f.class, f.parent, f.name.as_str()) else {
+            continue;
+        };
+        for s in &f.body {
+            if let StmtKind::Assign { targets, value } = &s.kind
+                && let [
+                    Expr {
+                        kind: ExprKind::Name(n),
+                        ..
+                    },
+                ] = targets.as_slice()
+                && let Some(v) = const_str(value, &consts)
+            {
+                consts.insert(format!("{class}.{n}"), v);
+            }
+        }
+    }
     consts
 }
 
@@ -244,6 +264,12 @@ fn const_str_depth(e: &Expr, consts: &HashMap<String, String>, depth: usize) -> 
     match &e.kind {
         ExprKind::Str(s) => Some(s.clone()),
         ExprKind::Name(n) => consts.get(n).cloned(),
+        // `Tools.STATUS` / `Tools.STATUS.value` (a str-valued enum member).
+        ExprKind::Attribute { .. } => {
+            let path = e.dotted_path()?;
+            let path = path.strip_suffix(".value").unwrap_or(&path);
+            consts.get(path).cloned()
+        }
         ExprKind::Binary { op, left, right } if op == "+" => {
             let mut l = const_str_depth(left, consts, depth + 1)?;
             l.push_str(&const_str_depth(right, consts, depth + 1)?);

@@ -1702,16 +1702,44 @@ impl<'a> Resolver<'a> {
                 .cloned(),
         );
         let all = if extra.is_empty() { args.to_vec() } else { all };
-        let mods = self.mods;
-        let consts = self
-            .consts
-            .entry(args_module)
-            .or_insert_with(|| module_constants(&mods[args_module]));
+        if !self.consts.contains_key(&args_module) {
+            let c = self.constants_with_imports(args_module);
+            self.consts.insert(args_module, c);
+        }
+        let Some(consts) = self.consts.get(&args_module) else {
+            return;
+        };
         let entry = decorator_entry(kind, positional, &all, hf, func, span, server, consts);
         if !self.seen.insert((hm, hf, entry.kind, entry.name.clone())) {
             return;
         }
         self.entries[hm].push(entry);
+    }
+
+    /// A module's string constants plus those it imports from modules of the tree
+    /// (`from .names import TOOL_NAME`, `from .tools import GitTools`).
+    fn constants_with_imports(&self, m: usize) -> HashMap<String, String> {
+        let md = &self.mods[m];
+        let mut consts = module_constants(md);
+        for i in &md.imports {
+            let (Some(sym), Some(src)) = (i.symbol.as_deref(), self.module_idx(&i.module)) else {
+                continue;
+            };
+            if src == m || consts.contains_key(&i.local) {
+                continue;
+            }
+            let theirs = module_constants(&self.mods[src]);
+            if let Some(v) = theirs.get(sym) {
+                consts.insert(i.local.clone(), v.clone());
+            }
+            let prefix = format!("{sym}.");
+            for (k, v) in &theirs {
+                if let Some(rest) = k.strip_prefix(&prefix) {
+                    consts.insert(format!("{}.{rest}", i.local), v.clone());
+                }
+            }
+        }
+        consts
     }
 
     fn gap(&mut self, m: usize, span: Span, reason: String) {
