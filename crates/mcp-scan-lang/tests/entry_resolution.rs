@@ -405,7 +405,7 @@ fn a_tool_decorator_on_an_unresolvable_object_in_an_mcp_module_is_a_gap() {
 }
 
 #[test]
-fn a_low_level_dispatcher_on_a_server_from_another_module_is_a_gap() {
+fn a_low_level_dispatcher_on_a_server_from_another_module_is_split() {
     let t = scan(&[
         (
             "app.py",
@@ -416,8 +416,112 @@ fn a_low_level_dispatcher_on_a_server_from_another_module_is_a_gap() {
             "from app import server\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    if name == 'a':\n        return []\n",
         ),
     ]);
+    assert_eq!(tools(&t), ["a"]);
     assert_eq!(t.coverage.registration_sites, 1);
-    assert_eq!(unresolved_gaps(&t), [("handlers.py".to_string(), 3)]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_dispatcher_that_forwards_every_name_elsewhere_is_a_gap() {
+    let t = scan(&[(
+        "proxy.py",
+        "from mcp.server import Server\nserver = Server('proxy')\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    return await remote.send('tools/call', name=name, arguments=arguments)\n",
+    )]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    assert_eq!(unresolved_gaps(&t), [("proxy.py".to_string(), 4)]);
+}
+
+#[test]
+fn handler_objects_declaring_tools_are_split_onto_their_run_method() {
+    let t = scan(&[
+        (
+            "tools.py",
+            r#"
+from mcp.types import Tool
+LIST = "notes_list"
+
+class Handler:
+    def __init__(self, name: str):
+        self.name = name
+    def describe(self) -> Tool:
+        raise NotImplementedError
+    def run(self, args: dict):
+        raise NotImplementedError
+
+class ListNotes(Handler):
+    def __init__(self):
+        super().__init__(LIST)
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description="Lists notes.", inputSchema={"type": "object", "properties": {"folder": {"type": "string"}}})
+    def run(self, args: dict):
+        return []
+
+class Shell:
+    name = "shell_run"
+    description = "Runs an allowed command."
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description=f"{self.description} (allow-listed)", inputSchema={})
+    async def run(self, args: dict):
+        return []
+"#,
+        ),
+        (
+            "server.py",
+            r#"
+from mcp.server import Server
+import tools
+app = Server("notes")
+handlers = {h.name: h for h in (tools.ListNotes(), tools.Shell())}
+
+@app.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = handlers.get(name)
+    if handler is None:
+        raise ValueError(name)
+    return await handler.run(arguments)
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "notes_list".to_string(),
+                "ListNotes.run".to_string()
+            ),
+            (EntityKind::Tool, "shell_run".into(), "Shell.run".into()),
+        ]
+    );
+    let shell = t
+        .module("tools.py")
+        .and_then(|m| m.entry_points.iter().find(|e| e.name == "shell_run"))
+        .expect("shell_run");
+    assert_eq!(
+        shell.description.as_deref(),
+        Some("Runs an allowed command.")
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_guard_against_a_factory_parameter_with_a_constant_default_names_the_tool() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server import Server
+DEFAULT = "search"
+
+def create_server(tool_name: str = DEFAULT):
+    async def on_call_tool(ctx, params):
+        if params.name != tool_name:
+            raise ValueError(params.name)
+        return []
+    return Server("s", on_call_tool=on_call_tool)
+"#,
+    )]);
+    assert_eq!(tools(&t), ["search"]);
+    no_gaps(&t);
 }
 
 #[test]

@@ -162,7 +162,16 @@ pub(crate) fn find_entry_points(
         }
     }
     if !dispatchers.is_empty() {
-        low_level_entries(draft, fw, &dispatchers, &listings, &consts, &mut entries);
+        let calls: Vec<(Expr, FuncId)> = draft.calls.values().cloned().collect();
+        low_level_entries(
+            &mut draft.module,
+            &calls,
+            fw,
+            &dispatchers,
+            &listings,
+            &consts,
+            &mut entries,
+        );
     }
     for (var, style) in servers {
         draft.servers.push(ServerBinding { var, style });
@@ -303,13 +312,13 @@ fn const_str_depth(e: &Expr, consts: &HashMap<String, String>, depth: usize) -> 
     }
 }
 
-fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
+pub(crate) fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
     args.iter()
         .find(|a| a.name.as_deref() == Some(name))
         .map(|a| &a.value)
 }
 
-fn first_positional(args: &[Arg]) -> Option<&Expr> {
+pub(crate) fn first_positional(args: &[Arg]) -> Option<&Expr> {
     args.first()
         .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
         .map(|a| &a.value)
@@ -396,8 +405,9 @@ struct Arm {
     span: Span,
 }
 
-fn low_level_entries(
-    draft: &mut Draft,
+pub(crate) fn low_level_entries(
+    module: &mut Module,
+    calls: &[(Expr, FuncId)],
     fw: &Frameworks,
     dispatchers: &[(FuncId, String, Span)],
     listings: &[FuncId],
@@ -418,12 +428,11 @@ fn low_level_entries(
         }
         _ => false,
     };
-    let mut calls: Vec<&(Expr, FuncId)> =
-        draft.calls.values().filter(|(e, _)| is_decl(e)).collect();
+    let mut calls: Vec<&(Expr, FuncId)> = calls.iter().filter(|(e, _)| is_decl(e)).collect();
     calls.sort_by_key(|(e, _)| e.span.start_byte);
     let in_listing: Vec<&&(Expr, FuncId)> = calls
         .iter()
-        .filter(|(_, f)| listings.contains(f) || is_nested_in(&draft.module, *f, listings))
+        .filter(|(_, f)| listings.contains(f) || is_nested_in(module, *f, listings))
         .collect();
     let chosen: Vec<&Expr> = if in_listing.is_empty() {
         calls.iter().map(|(e, _)| e).collect()
@@ -456,15 +465,34 @@ fn low_level_entries(
     }
 
     for (disp, server_var, reg_span) in dispatchers {
-        let d = draft.module.functions[*disp].clone();
-        let subjects = subject_names(&d);
+        let d = module.functions[*disp].clone();
+        // Names compared against may be parameters of an enclosing factory with a constant
+        // default (`def create_server(tool_name: str = DEFAULT_NAME)`).
+        let mut scope_consts = consts.clone();
+        let mut up = d.parent;
+        let mut steps = 0;
+        while let Some(p) = up
+            && steps < 16
+        {
+            for prm in &module.functions[p].params {
+                if let Some(v) = prm.default.as_ref().and_then(|e| const_str(e, consts)) {
+                    scope_consts.entry(prm.name.clone()).or_insert(v);
+                }
+            }
+            up = module.functions[p].parent;
+            steps += 1;
+        }
+        let subjects = Subjects {
+            names: subject_names(&d),
+            consts: &scope_consts,
+        };
         let mut arms = Vec::new();
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
         let mut covered: Vec<String> = Vec::new();
         for arm in arms {
-            let id = draft.module.functions.len();
+            let id = module.functions.len();
             let label = arm.names.join("|");
-            draft.module.functions.push(Function {
+            module.functions.push(Function {
                 name: format!("{}[{label}]", d.name),
                 qualname: format!("{}[{label}]", d.qualname),
                 params: d.params.clone(),
@@ -540,7 +568,7 @@ fn is_nested_in(module: &Module, mut f: FuncId, ancestors: &[FuncId]) -> bool {
 }
 
 /// JSON-Schema `properties` of a literal dict → declared parameters.
-fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> Vec<DeclaredParam> {
+pub(crate) fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> Vec<DeclaredParam> {
     let ExprKind::Dict(items) = &schema.kind else {
         return Vec::new();
     };
@@ -609,9 +637,15 @@ fn subject_names(d: &Function) -> Vec<String> {
     names
 }
 
-fn is_subject(e: &Expr, subjects: &[String]) -> bool {
+/// Names holding the requested tool name, and the constants tool names are compared with.
+struct Subjects<'c> {
+    names: Vec<String>,
+    consts: &'c HashMap<String, String>,
+}
+
+fn is_subject(e: &Expr, subjects: &Subjects) -> bool {
     match &e.kind {
-        ExprKind::Name(n) => subjects.contains(n),
+        ExprKind::Name(n) => subjects.names.contains(n),
         ExprKind::Attribute { attr, .. } => attr == "name",
         _ => false,
     }
@@ -619,8 +653,8 @@ fn is_subject(e: &Expr, subjects: &[String]) -> bool {
 
 /// Tool names a test selects: `name == "x"`, `"x" == name`, `name in ("a", "b")`, `a or b`,
 /// and match patterns `"x"` / `"a" | "b"`.
-fn selected_names(test: &Expr, subjects: &[String], negated: bool) -> Option<Vec<String>> {
-    let lit = |e: &Expr| e.as_str().map(str::to_string);
+fn selected_names(test: &Expr, subjects: &Subjects, negated: bool) -> Option<Vec<String>> {
+    let lit = |e: &Expr| const_str(e, subjects.consts);
     match &test.kind {
         ExprKind::Binary { op, left, right } => {
             let eq = if negated { "!=" } else { "==" };
@@ -681,7 +715,7 @@ enum Part<'a> {
     Other,
 }
 
-fn classify<'a>(s: &'a Stmt, subjects: &[String], depth: usize) -> Part<'a> {
+fn classify<'a>(s: &'a Stmt, subjects: &Subjects, depth: usize) -> Part<'a> {
     match &s.kind {
         StmtKind::If { test, then, orelse } => {
             if let Some(names) = selected_names(test, subjects, false) {
@@ -733,7 +767,7 @@ fn classify<'a>(s: &'a Stmt, subjects: &[String], depth: usize) -> Part<'a> {
 /// (building the result), but never another arm's branch.
 fn find_arms(
     body: &[Stmt],
-    subjects: &[String],
+    subjects: &Subjects,
     prefix: &[Stmt],
     suffix: &[Stmt],
     depth: usize,

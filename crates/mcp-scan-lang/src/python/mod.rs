@@ -1,5 +1,6 @@
 //! Python front-end: tree-sitter-python → IR, plus MCP entry points (see `entry.rs`).
 
+mod dispatch;
 mod entry;
 mod lower;
 mod resolve;

@@ -114,6 +114,15 @@ enum Handler {
     Unresolved(String),
 }
 
+/// A low-level `call_tool` dispatcher registered on a resolved server.
+#[derive(Debug, Clone)]
+struct Dispatcher {
+    module: usize,
+    func: FuncId,
+    span: Span,
+    server: String,
+}
+
 /// Result of [`resolve_tree`].
 #[derive(Debug, Default)]
 pub(crate) struct Resolution {
@@ -139,25 +148,37 @@ struct Resolver<'a> {
     entries: Vec<Vec<EntryPoint>>,
     seen: HashSet<(usize, FuncId, EntityKind, String)>,
     consts: HashMap<usize, HashMap<String, String>>,
+    dispatchers: Vec<Dispatcher>,
     out: Resolution,
 }
 
 /// Resolves every module's registrations; entries are appended to the modules.
 pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
     let fw = python_frameworks();
-    let (entries, out) = {
+    let (entries, mut out, dispatchers) = {
         let mut r = Resolver::new(mods, fw);
         r.run();
-        (r.entries, r.out)
+        (r.entries, r.out, r.dispatchers)
     };
     for (m, mut es) in mods.iter_mut().zip(entries) {
-        if es.is_empty() {
-            continue;
-        }
         m.entry_points.append(&mut es);
+    }
+    super::dispatch::split_dispatchers(mods, fw, &dispatchers_of(dispatchers), &mut out.gaps);
+    for m in mods.iter_mut() {
         m.entry_points.sort_by_key(|e| e.span.start_byte);
     }
     out
+}
+
+fn dispatchers_of(ds: Vec<Dispatcher>) -> Vec<super::dispatch::Site> {
+    ds.into_iter()
+        .map(|d| super::dispatch::Site {
+            module: d.module,
+            func: d.func,
+            span: d.span,
+            server: d.server,
+        })
+        .collect()
 }
 
 fn last_segment(e: &Expr) -> Option<&str> {
@@ -391,6 +412,7 @@ impl<'a> Resolver<'a> {
             entries: vec![Vec::new(); mods.len()],
             seen: HashSet::new(),
             consts: HashMap::new(),
+            dispatchers: Vec::new(),
             out: Resolution::default(),
         }
     }
@@ -1301,10 +1323,11 @@ impl<'a> Resolver<'a> {
                 Some(Val::Decorator {
                     style: ServerStyle::LowLevel,
                     method,
+                    server,
                     ..
                 }) if self.fw.low_level.dispatcher_methods.contains(&method) => {
                     self.out.registration_sites += 1;
-                    self.check_dispatcher(m, f, d.span);
+                    self.check_dispatcher(m, f, d.span, &server);
                 }
                 Some(Val::Func(wm, wf)) if self.wrappers.contains_key(&(wm, wf)) => {
                     let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
@@ -1342,40 +1365,20 @@ impl<'a> Resolver<'a> {
 
     /// A low-level dispatcher: the per-file pass splits it when the server is bound in the same
     /// module; otherwise, or when it cannot be split, the site is a gap.
-    fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span) {
-        let md = &self.mods[m];
-        let qual = &md.functions[f].qualname;
-        let prefix = format!("{qual}[");
-        let split = md.entry_points.iter().any(|e| {
-            md.functions
-                .get(e.function)
-                .is_some_and(|h| h.qualname.starts_with(&prefix))
-        });
-        let whole = md.entry_points.iter().any(|e| e.function == f);
-        if split {
-            return;
-        }
-        let reason = if whole {
-            format!(
-                "the `call_tool` dispatcher `{}` could not be split per tool (no literal tool-name branches or declarations)",
-                md.functions[f].name
-            )
-        } else {
-            format!(
-                "the `call_tool` dispatcher `{}` is registered on a server bound in another module and was not split",
-                md.functions[f].name
-            )
-        };
-        if whole
-            && md
-                .entry_points
-                .iter()
-                .any(|e| e.function == f && e.name != md.functions[f].name)
+    /// A low-level dispatcher: split after resolution (see [`split_dispatchers`]).
+    fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span, server: &str) {
+        if !self
+            .dispatchers
+            .iter()
+            .any(|d| d.module == m && d.func == f)
         {
-            // Declared tools over-approximated by the whole dispatcher: analysed, not a gap.
-            return;
+            self.dispatchers.push(Dispatcher {
+                module: m,
+                func: f,
+                span,
+                server: server.to_string(),
+            });
         }
-        self.gap(m, span, reason);
     }
 
     fn call_site(
@@ -1579,15 +1582,7 @@ impl<'a> Resolver<'a> {
             match self.handler(&a.value, env, 0) {
                 Handler::Funcs(fs) => {
                     for (hm, hf, _) in fs {
-                        if hm == env.m {
-                            self.check_dispatcher(hm, hf, call.span);
-                        } else {
-                            self.gap(
-                                env.m,
-                                call.span,
-                                format!("the `{kw}` dispatcher is defined in another module and was not split"),
-                            );
-                        }
+                        self.check_dispatcher(hm, hf, call.span, "server");
                     }
                 }
                 _ => self.gap(
