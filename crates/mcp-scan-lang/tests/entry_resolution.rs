@@ -505,6 +505,75 @@ async def call_tool(name: str, arguments: dict):
 }
 
 #[test]
+fn dispatchers_that_look_handlers_up_in_a_mapping_are_split_per_key() {
+    let t = scan(&[
+        (
+            "dict_server.py",
+            r#"
+from mcp.server.lowlevel import Server
+server = Server("d")
+
+def read_note(path: str) -> str:
+    """Reads a note."""
+    return path
+
+async def write_note(path: str, text: str) -> None:
+    return None
+
+HANDLERS = {"read": read_note, "write": write_note}
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    return await HANDLERS[name](**arguments)
+"#,
+        ),
+        (
+            "getattr_server.py",
+            r#"
+from mcp.server import Server
+NAMES = ("get_price", "get_news")
+
+class Finance:
+    def get_price(self, symbol: str) -> float:
+        return 1.0
+    def get_news(self, symbol: str) -> list:
+        return []
+
+def build(fin: Finance) -> dict:
+    return {n: getattr(fin, n) for n in NAMES}
+
+async def call_registered(registry, params):
+    return registry[params.name](**params.arguments)
+
+def serve():
+    registry = build(Finance())
+    async def on_call_tool(ctx, params):
+        return await call_registered(registry, params)
+    return Server("f", on_call_tool=on_call_tool)
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "get_news".to_string(),
+                "Finance.get_news".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "get_price".into(),
+                "Finance.get_price".into()
+            ),
+            (EntityKind::Tool, "read".into(), "read_note".into()),
+            (EntityKind::Tool, "write".into(), "write_note".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
 fn a_guard_against_a_factory_parameter_with_a_constant_default_names_the_tool() {
     let t = scan(&[(
         "server.py",

@@ -5,7 +5,8 @@
 //! cannot be attributed per tool is a coverage gap.
 
 use super::entry::{
-    const_str, first_positional, kwarg, low_level_entries, module_constants, schema_params,
+    const_str, declared_params, first_positional, kwarg, low_level_entries, module_constants,
+    schema_params,
 };
 use crate::queries::Frameworks;
 use mcp_scan_core::{CoverageGap, DeclaredParam, EntityKind, GapKind};
@@ -18,6 +19,8 @@ pub(crate) struct Site {
     pub func: FuncId,
     pub span: Span,
     pub server: String,
+    /// Tool name → handler (module, function) from a mapping the dispatcher indexes.
+    pub mapping: Vec<(String, usize, FuncId)>,
 }
 
 /// A tool declaration (`Tool(name=..., ...)`) anywhere in the tree.
@@ -71,6 +74,37 @@ pub(crate) fn split_dispatchers(
             continue;
         }
         let decls = decls.get_or_insert_with(|| declared_tools(mods, fw));
+        if !site.mapping.is_empty() {
+            mods[m].entry_points.retain(|e| e.function != f);
+            for (name, hm, hf) in &site.mapping {
+                let Some(h) = mods.get(*hm).and_then(|md| md.functions.get(*hf)) else {
+                    continue;
+                };
+                let decl = decls.iter().find(|d| &d.name == name);
+                let entry = EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: name.clone(),
+                    description: decl
+                        .and_then(|d| d.description.clone())
+                        .or_else(|| h.docstring.clone()),
+                    function: *hf,
+                    params: decl
+                        .map(|d| d.params.clone())
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| declared_params(h)),
+                    span: h.span,
+                    server_var: site.server.clone(),
+                };
+                if !mods[*hm]
+                    .entry_points
+                    .iter()
+                    .any(|x| x.name == entry.name && x.function == entry.function)
+                {
+                    mods[*hm].entry_points.push(entry);
+                }
+            }
+            continue;
+        }
         let called = called_methods(&mods[m].functions[f].body);
         let mut found: Vec<(usize, EntryPoint)> = Vec::new();
         for d in decls.iter() {

@@ -325,7 +325,7 @@ pub(crate) fn first_positional(args: &[Arg]) -> Option<&Expr> {
 }
 
 /// Parameters the client fills in: not `self`/`cls`, not an injected `Context`, not `*args`.
-fn declared_params(f: &Function) -> Vec<DeclaredParam> {
+pub(crate) fn declared_params(f: &Function) -> Vec<DeclaredParam> {
     f.params
         .iter()
         .enumerate()

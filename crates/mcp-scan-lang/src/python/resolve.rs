@@ -121,6 +121,8 @@ struct Dispatcher {
     func: FuncId,
     span: Span,
     server: String,
+    /// Tool name → handler, when the dispatcher looks the handler up in a mapping.
+    mapping: Vec<(String, usize, FuncId)>,
 }
 
 /// Result of [`resolve_tree`].
@@ -177,6 +179,7 @@ fn dispatchers_of(ds: Vec<Dispatcher>) -> Vec<super::dispatch::Site> {
             func: d.func,
             span: d.span,
             server: d.server,
+            mapping: d.mapping,
         })
         .collect()
 }
@@ -703,6 +706,14 @@ impl<'a> Resolver<'a> {
                 self.attr(v, attr, &text_of(value), depth + 1)
             }
             ExprKind::Call { callee, args } => {
+                // `getattr(obj, "name")` with a constant name is `obj.name`.
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "getattr")
+                    && let [obj, name, ..] = args.as_slice()
+                    && let Some(attr) = self.const_of(&name.value, env, depth + 1)
+                {
+                    let v = self.eval(&obj.value, env, depth + 1)?;
+                    return self.attr(v, &attr, &text_of(&obj.value), depth + 1);
+                }
                 let v = self.eval(callee, env, depth + 1)?;
                 self.call(v, args, env, depth + 1)
             }
@@ -1363,20 +1374,20 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A low-level dispatcher: the per-file pass splits it when the server is bound in the same
-    /// module; otherwise, or when it cannot be split, the site is a gap.
-    /// A low-level dispatcher: split after resolution (see [`split_dispatchers`]).
+    /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
     fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span, server: &str) {
         if !self
             .dispatchers
             .iter()
             .any(|d| d.module == m && d.func == f)
         {
+            let mapping = self.handler_mapping(m, f);
             self.dispatchers.push(Dispatcher {
                 module: m,
                 func: f,
                 span,
                 server: server.to_string(),
+                mapping,
             });
         }
     }
@@ -1444,8 +1455,7 @@ impl<'a> Resolver<'a> {
                                 self.wrapper_entry(&w, hm, hf, span, &extra);
                             }
                         }
-                        Handler::Opaque => {}
-                        Handler::Param(..) | Handler::Unresolved(_) => self.gap(
+                        Handler::Opaque | Handler::Param(..) | Handler::Unresolved(_) => self.gap(
                             env.m,
                             call.span,
                             format!(
@@ -1535,8 +1545,21 @@ impl<'a> Resolver<'a> {
                     );
                 }
             }
+            // A declared resource object (`TextResource(...)`) has no code to analyse; a tool
+            // or prompt handler from outside the tree has, and it was not analysed.
+            Some(Handler::Opaque) if kind == EntityKind::Resource => {
+                self.out.registration_sites += 1;
+            }
             Some(Handler::Opaque) => {
                 self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` on server `{server}` registers a handler defined outside the scanned tree",
+                        text_of(callee)
+                    ),
+                );
             }
             Some(Handler::Unresolved(what)) => {
                 self.out.registration_sites += 1;
@@ -1591,6 +1614,250 @@ impl<'a> Resolver<'a> {
                     format!("`{kw}=` names a dispatcher that could not be resolved to a function"),
                 ),
             }
+        }
+    }
+
+    /// A string constant: a literal, a module constant, or a loop variable / parameter bound to
+    /// one.
+    fn const_of(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let ExprKind::Name(n) = &e.kind
+            && let Some(s) = env.subst.iter().rev().find(|s| &s.name == n)
+        {
+            let inner = Env {
+                m: s.module,
+                f: s.func,
+                subst: &[],
+            };
+            return self.const_of(&s.value, inner, depth + 1);
+        }
+        if let Some(v) = e.as_str() {
+            return Some(v.to_string());
+        }
+        let consts = self.constants_with_imports(env.m);
+        super::entry::const_str(e, &consts)
+    }
+
+    /// Tool name → handler for a dispatcher that looks its handler up in a mapping
+    /// (`HANDLERS[name]`, `registry.get(params.name)`, also inside a helper it passes the
+    /// mapping to); the mapping is a literal dict or a dict comprehension over a literal
+    /// collection (`{n: getattr(obj, n) for n in NAMES}`), possibly returned by a function.
+    fn handler_mapping(&self, m: usize, f: FuncId) -> Vec<(String, usize, FuncId)> {
+        let Some(func) = self.func(m, f) else {
+            return Vec::new();
+        };
+        let subject = func.params.first().map(|p| p.name.clone());
+        let env = Env { m, f, subst: &[] };
+        let mut out = Vec::new();
+        self.mapping_lookups(&func.body, subject.as_deref(), env, 0, &mut out);
+        out
+    }
+
+    fn mapping_lookups(
+        &self,
+        body: &'a [Stmt],
+        subject: Option<&str>,
+        env: Env,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        if depth > 3 {
+            return;
+        }
+        let is_subject = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => Some(n.as_str()) == subject,
+            ExprKind::Attribute { attr, .. } => attr == "name",
+            _ => false,
+        };
+        let mut exprs: Vec<&'a Expr> = Vec::new();
+        walk_stmts(body, &mut |s| exprs.extend(stmt_exprs(s)));
+        let mut maps: Vec<&'a Expr> = Vec::new();
+        let mut helpers: Vec<&'a Expr> = Vec::new();
+        for e in exprs {
+            let mut stack = vec![e];
+            while let Some(x) = stack.pop() {
+                match &x.kind {
+                    ExprKind::Index { value, index } => {
+                        if is_subject(index) {
+                            maps.push(value);
+                        }
+                        stack.push(value);
+                    }
+                    ExprKind::Call { callee, args } => {
+                        if let ExprKind::Attribute { value, attr } = &callee.kind
+                            && attr == "get"
+                            && args.first().is_some_and(|a| is_subject(&a.value))
+                        {
+                            maps.push(value);
+                        }
+                        if args.iter().any(|a| {
+                            is_subject(&a.value) || matches!(&a.value.kind, ExprKind::Name(_))
+                        }) {
+                            helpers.push(x);
+                        }
+                        stack.push(callee);
+                        stack.extend(args.iter().map(|a| &a.value));
+                    }
+                    ExprKind::Attribute { value, .. } | ExprKind::Await(value) => stack.push(value),
+                    _ => {}
+                }
+            }
+        }
+        for x in maps {
+            self.mapping_of(x, env, 0, out);
+        }
+        if !out.is_empty() {
+            return;
+        }
+        // `return await call_registered(registry, params)`: the helper's parameters bound to
+        // the arguments.
+        for call in helpers {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let Some(Val::Func(hm, hf)) = self.eval(callee, env, 0) else {
+                continue;
+            };
+            let Some(h) = self.func(hm, hf) else { continue };
+            let mut subst: Vec<Subst> = env.subst.to_vec();
+            let positional = args.iter().filter(|a| a.name.is_none() && !a.spread);
+            for (p, a) in h.params.iter().zip(positional) {
+                subst.push(bound_arg(&p.name, &a.value, env));
+            }
+            let inner_subject = h
+                .params
+                .iter()
+                .zip(args.iter())
+                .find(|(_, a)| is_subject(&a.value))
+                .map(|(p, _)| p.name.clone());
+            let inner = Env {
+                m: hm,
+                f: hf,
+                subst: &subst,
+            };
+            self.mapping_lookups(&h.body, inner_subject.as_deref(), inner, depth + 1, out);
+            if !out.is_empty() {
+                return;
+            }
+        }
+    }
+
+    fn mapping_of(&self, e: &Expr, env: Env, depth: usize, out: &mut Vec<(String, usize, FuncId)>) {
+        if depth > 6 {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    let v = s.value.clone();
+                    return self.mapping_of(&v, inner, depth + 1, out);
+                }
+                let mut f = env.f;
+                loop {
+                    let hit = self.with_binds(env.m, f, n, |binds| {
+                        binds.iter().rev().find_map(|b| match b {
+                            Bind::Value(x) => Some(*x),
+                            _ => None,
+                        })
+                    });
+                    if let Some(x) = hit {
+                        let inner = Env {
+                            m: env.m,
+                            f,
+                            subst: &[],
+                        };
+                        return self.mapping_of(x, inner, depth + 1, out);
+                    }
+                    if f == Module::TOP_LEVEL {
+                        break;
+                    }
+                    match self.func(env.m, f).map(|x| x.parent) {
+                        Some(p) => f = p.unwrap_or(Module::TOP_LEVEL),
+                        None => break,
+                    }
+                }
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    let (Some(k), Handler::Funcs(fs)) = (k, self.handler(v, env, 0)) else {
+                        continue;
+                    };
+                    if let Some(name) = self.const_of(k, env, 0) {
+                        for (hm, hf, _) in fs {
+                            out.push((name.clone(), hm, hf));
+                        }
+                    }
+                }
+            }
+            ExprKind::Comprehension {
+                elements, clauses, ..
+            } => {
+                let ([k, v], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
+                    return;
+                };
+                let Some((elems, em, ef)) = self.literal_elements(iter, env, 0) else {
+                    return;
+                };
+                for el in elems.iter().take(MAX_UNROLL) {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, em, ef, &mut subst);
+                    let inner = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    let Handler::Funcs(fs) = self.handler(v, inner, 0) else {
+                        continue;
+                    };
+                    for (hm, hf, _) in fs {
+                        let name = self.const_of(k, inner, 0).or_else(|| {
+                            // `{f.__name__: f for f in FUNCS}`
+                            matches!(&k.kind, ExprKind::Attribute { attr, .. } if attr == "__name__")
+                                .then(|| self.func(hm, hf).map(|x| x.name.clone()))
+                                .flatten()
+                        });
+                        if let Some(name) = name {
+                            out.push((name, hm, hf));
+                        }
+                    }
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                // A function returning the mapping: its `return` with parameters bound.
+                let Some(Val::Func(fm, ff)) = self.eval(callee, env, 0) else {
+                    return;
+                };
+                let Some(func) = self.func(fm, ff) else {
+                    return;
+                };
+                let mut subst = Vec::new();
+                let positional = args.iter().filter(|a| a.name.is_none() && !a.spread);
+                for (p, a) in func.params.iter().zip(positional) {
+                    subst.push(bound_arg(&p.name, &a.value, env));
+                }
+                let inner = Env {
+                    m: fm,
+                    f: ff,
+                    subst: &subst,
+                };
+                let mut rets: Vec<&'a Expr> = Vec::new();
+                walk_stmts(&func.body, &mut |s| {
+                    if let StmtKind::Return(Some(r)) = &s.kind {
+                        rets.push(r);
+                    }
+                });
+                for r in rets {
+                    self.mapping_of(r, inner, depth + 1, out);
+                }
+            }
+            _ => {}
         }
     }
 
