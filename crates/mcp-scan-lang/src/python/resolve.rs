@@ -1234,9 +1234,6 @@ impl<'a> Resolver<'a> {
         env: Env,
         depth: usize,
     ) -> Option<(&'a Expr, usize, FuncId)> {
-        if depth > 6 {
-            return None;
-        }
         let is_lit = |x: &Expr| {
             matches!(
                 x.kind,
@@ -1248,6 +1245,21 @@ impl<'a> Resolver<'a> {
                     | ExprKind::Attribute { .. }
             )
         };
+        self.binding_where(e, env, &is_lit, depth)
+    }
+
+    /// The last expression assigned to a name that satisfies `pred`, in this scope, an enclosing
+    /// one, or the module it is imported from.
+    fn binding_where(
+        &self,
+        e: &Expr,
+        env: Env,
+        is_lit: &dyn Fn(&Expr) -> bool,
+        depth: usize,
+    ) -> Option<(&'a Expr, usize, FuncId)> {
+        if depth > 6 {
+            return None;
+        }
         match &e.kind {
             ExprKind::Name(n) => {
                 let mut f = env.f;
@@ -1274,13 +1286,14 @@ impl<'a> Resolver<'a> {
                 let sym = imp.symbol.as_deref()?;
                 let mi = self.module_idx(&imp.module)?;
                 let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
-                let (x, m, f) = self.literal_binding(
+                let (x, m, f) = self.binding_where(
                     &name,
                     Env {
                         m: mi,
                         f: Module::TOP_LEVEL,
                         subst: &[],
                     },
+                    is_lit,
                     depth + 1,
                 )?;
                 Some((x, m, f))
@@ -1874,6 +1887,19 @@ impl<'a> Resolver<'a> {
                         subst: &[],
                     };
                     return self.handler(&s.value.clone(), inner, depth + 1);
+                }
+                // `p = Prompt.from_function(fn, name=...)` then `mcp.add_prompt(p)`.
+                let wraps = |x: &Expr| {
+                    matches!(&x.kind, ExprKind::Call { callee, .. }
+                        if matches!(last_segment(callee), Some("from_function" | "partial")))
+                };
+                if let Some((x, bm, bf)) = self.binding_where(e, env, &wraps, 0) {
+                    let inner = Env {
+                        m: bm,
+                        f: bf,
+                        subst: &[],
+                    };
+                    return self.handler(x, inner, depth + 1);
                 }
                 if env.f != Module::TOP_LEVEL
                     && let Some(func) = self.func(env.m, env.f)
