@@ -574,6 +574,22 @@ def serve():
 }
 
 #[test]
+fn tools_of_a_mounted_server_are_listed_under_its_namespace() {
+    let t = scan(&[
+        (
+            "jira.py",
+            "from fastmcp import FastMCP\nclass Mine(FastMCP):\n    pass\njira = Mine('jira')\n@jira.tool()\ndef search(q: str) -> str:\n    return q\n",
+        ),
+        (
+            "main.py",
+            "from fastmcp import FastMCP\nfrom jira import jira\nmain = FastMCP('main')\nmain.mount(jira, namespace='jira')\n@main.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["jira_search", "ping"]);
+    no_gaps(&t);
+}
+
+#[test]
 fn a_guard_against_a_factory_parameter_with_a_constant_default_names_the_tool() {
     let t = scan(&[(
         "server.py",

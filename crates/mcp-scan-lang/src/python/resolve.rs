@@ -36,8 +36,8 @@ enum Val {
     Module(String),
     /// A server class of the framework (not a subclass defined in the tree).
     ServerClass(ServerStyle),
-    /// A server object.
-    Server(ServerStyle),
+    /// A server object; the id names a server bound at module level (for `mount`).
+    Server(ServerStyle, Option<u32>),
     /// `server.tool` (not yet called); `server` is the object's source text.
     Method {
         style: ServerStyle,
@@ -55,7 +55,8 @@ enum Val {
     },
     /// A class defined in the tree, and an instance of it.
     Class(usize, String),
-    Instance(usize, String),
+    /// An instance of a tree class; the id as for [`Val::Server`] when it is a server.
+    Instance(usize, String, Option<u32>),
     Func(usize, FuncId),
     /// Something from outside the tree that is known not to be a server (`toolbox.Registry()`).
     External,
@@ -151,6 +152,12 @@ struct Resolver<'a> {
     seen: HashSet<(usize, FuncId, EntityKind, String)>,
     consts: HashMap<usize, HashMap<String, String>>,
     dispatchers: Vec<Dispatcher>,
+    /// Servers bound at module level, by id.
+    server_ids: RefCell<Vec<(usize, String)>>,
+    /// `parent.mount(child, namespace="x")`: (child id, prefix).
+    mounts: Vec<(u32, String)>,
+    /// The server id of each entry in `entries`, in step.
+    entry_sids: Vec<Vec<Option<u32>>>,
     out: Resolution,
 }
 
@@ -160,6 +167,7 @@ pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
     let (entries, mut out, dispatchers) = {
         let mut r = Resolver::new(mods, fw);
         r.run();
+        r.apply_mounts();
         (r.entries, r.out, r.dispatchers)
     };
     for (m, mut es) in mods.iter_mut().zip(entries) {
@@ -401,6 +409,8 @@ impl<'a> Resolver<'a> {
         for c in &fw.server_classes {
             candidates.insert(c.name.clone());
         }
+        candidates.insert("mount".to_string());
+        candidates.insert("import_server".to_string());
         Resolver {
             mods,
             fw,
@@ -416,6 +426,9 @@ impl<'a> Resolver<'a> {
             seen: HashSet::new(),
             consts: HashMap::new(),
             dispatchers: Vec::new(),
+            server_ids: RefCell::new(Vec::new()),
+            mounts: Vec::new(),
+            entry_sids: vec![Vec::new(); mods.len()],
             out: Resolution::default(),
         }
     }
@@ -501,6 +514,24 @@ impl<'a> Resolver<'a> {
             }
             (found, !binds.is_empty())
         });
+        if f == Module::TOP_LEVEL {
+            let is_server = match &found {
+                Some(Val::Server(_, None)) => true,
+                Some(Val::Instance(cm, c, None)) => self.class_style(*cm, c, depth + 1).is_some(),
+                _ => false,
+            };
+            if is_server {
+                let mut ids = self.server_ids.borrow_mut();
+                let id = ids.len() as u32;
+                ids.push((m, name.to_string()));
+                drop(ids);
+                return match found {
+                    Some(Val::Server(style, _)) => Some(Val::Server(style, Some(id))),
+                    Some(Val::Instance(cm, c, _)) => Some(Val::Instance(cm, c, Some(id))),
+                    other => other,
+                };
+            }
+        }
         if found.is_some() {
             return found;
         }
@@ -580,7 +611,7 @@ impl<'a> Resolver<'a> {
                 return Some(if is_classmethod {
                     Val::Class(m, class.clone())
                 } else {
-                    Val::Instance(m, class.clone())
+                    Val::Instance(m, class.clone(), None)
                 });
             }
         }
@@ -592,8 +623,8 @@ impl<'a> Resolver<'a> {
         if let Some(a) = &p.annotation {
             for name in annotation_names(a) {
                 match self.eval_dotted(&name, outer, depth + 1) {
-                    Some(Val::ServerClass(s)) => return Some(Val::Server(s)),
-                    Some(Val::Class(cm, c)) => return Some(Val::Instance(cm, c)),
+                    Some(Val::ServerClass(s)) => return Some(Val::Server(s, None)),
+                    Some(Val::Class(cm, c)) => return Some(Val::Instance(cm, c, None)),
                     _ => {}
                 }
             }
@@ -771,14 +802,14 @@ impl<'a> Resolver<'a> {
                     None => Some(Val::Module(full)),
                 }
             }
-            Val::Server(style) => self
-                .server_attr(style, attr, server)
+            Val::Server(style, sid) => self
+                .server_attr(style, attr, &tag_server(server, sid))
                 .or(Some(Val::External)),
             // `FastMCP.from_openapi(...)`, `FastMCP.as_proxy(...)`: alternate constructors.
             Val::ServerClass(s) => Some(Val::ServerClass(s)),
-            Val::Instance(cm, c) => {
+            Val::Instance(cm, c, sid) => {
                 if let Some(style) = self.class_style(cm, &c, depth + 1)
-                    && let Some(v) = self.server_attr(style, attr, server)
+                    && let Some(v) = self.server_attr(style, attr, &tag_server(server, sid))
                 {
                     return Some(v);
                 }
@@ -913,8 +944,8 @@ impl<'a> Resolver<'a> {
 
     fn call(&self, v: Val, args: &[Arg], env: Env, depth: usize) -> Option<Val> {
         match v {
-            Val::ServerClass(s) => Some(Val::Server(s)),
-            Val::Class(m, c) => Some(Val::Instance(m, c)),
+            Val::ServerClass(s) => Some(Val::Server(s, None)),
+            Val::Class(m, c) => Some(Val::Instance(m, c, None)),
             Val::Method {
                 style,
                 method,
@@ -1399,7 +1430,7 @@ impl<'a> Resolver<'a> {
                 module: m,
                 func: f,
                 span,
-                server: server.to_string(),
+                server: untag_server(server).0.to_string(),
                 mapping,
             });
         }
@@ -1413,6 +1444,14 @@ impl<'a> Resolver<'a> {
         env: Env,
         pass: Pass,
     ) {
+        if let ExprKind::Attribute { value, attr } = &callee.kind
+            && matches!(attr.as_str(), "mount" | "import_server")
+        {
+            if pass == Pass::Sites {
+                self.mount(value, args, env);
+            }
+            return;
+        }
         let v = self.eval(callee, env, 0);
         let (style, method, reg_args, reg_module, server, handler_args): (
             ServerStyle,
@@ -1569,8 +1608,9 @@ impl<'a> Resolver<'a> {
                     env.m,
                     call.span,
                     format!(
-                        "`{}(...)` on server `{server}` registers a handler defined outside the scanned tree",
-                        text_of(callee)
+                        "`{}(...)` on server `{}` registers a handler defined outside the scanned tree",
+                        text_of(callee),
+                        untag_server(&server).0
                     ),
                 );
             }
@@ -1580,8 +1620,9 @@ impl<'a> Resolver<'a> {
                     env.m,
                     call.span,
                     format!(
-                        "`{}(...)` on server `{server}` registers `{what}`, which could not be resolved to a function",
-                        text_of(callee)
+                        "`{}(...)` on server `{}` registers `{what}`, which could not be resolved to a function",
+                        text_of(callee),
+                        untag_server(&server).0
                     ),
                 );
             }
@@ -1591,11 +1632,47 @@ impl<'a> Resolver<'a> {
                     env.m,
                     call.span,
                     format!(
-                        "`{}(...)` on server `{server}` registers no visible handler",
-                        text_of(callee)
+                        "`{}(...)` on server `{}` registers no visible handler",
+                        text_of(callee),
+                        untag_server(&server).0
                     ),
                 );
             }
+        }
+    }
+
+    /// fastmcp `parent.mount(child, namespace="x")` / `mount("x", child)` /
+    /// `import_server(child, prefix="x")`: the child's tools are listed as `x_<name>`.
+    fn mount(&mut self, parent: &Expr, args: &[Arg], env: Env) {
+        let is_server = match self.eval(parent, env, 0) {
+            Some(Val::Server(..)) => true,
+            Some(Val::Instance(cm, c, _)) => self.class_style(cm, &c, 0).is_some(),
+            _ => false,
+        };
+        if !is_server {
+            return;
+        }
+        let mut child = None;
+        let mut prefix = None;
+        for a in args {
+            match a.name.as_deref() {
+                Some("namespace" | "prefix") => prefix = self.const_of(&a.value, env, 0),
+                Some("server") | None => match self.eval(&a.value, env, 0) {
+                    Some(Val::Server(_, Some(id)) | Val::Instance(_, _, Some(id))) => {
+                        child = Some(id)
+                    }
+                    _ if a.name.is_none() && prefix.is_none() => {
+                        prefix = self.const_of(&a.value, env, 0)
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        if let (Some(c), Some(p)) = (child, prefix)
+            && !p.is_empty()
+        {
+            self.mounts.push((c, p));
         }
     }
 
@@ -1997,11 +2074,13 @@ impl<'a> Resolver<'a> {
         let Some(consts) = self.consts.get(&args_module) else {
             return;
         };
+        let (server, sid) = untag_server(server);
         let entry = decorator_entry(kind, positional, &all, hf, func, span, server, consts);
         if !self.seen.insert((hm, hf, entry.kind, entry.name.clone())) {
             return;
         }
         self.entries[hm].push(entry);
+        self.entry_sids[hm].push(sid);
     }
 
     /// A module's string constants plus those it imports from modules of the tree
@@ -2030,6 +2109,25 @@ impl<'a> Resolver<'a> {
         consts
     }
 
+    fn apply_mounts(&mut self) {
+        // A server mounted twice is listed under each prefix; keep the first (rare).
+        let mut seen = HashSet::new();
+        for (child, prefix) in self.mounts.clone() {
+            if !seen.insert(child) {
+                continue;
+            }
+            for (es, sids) in self.entries.iter_mut().zip(&self.entry_sids) {
+                for (e, sid) in es.iter_mut().zip(sids) {
+                    if *sid == Some(child)
+                        && matches!(e.kind, EntityKind::Tool | EntityKind::Prompt)
+                    {
+                        e.name = format!("{prefix}_{}", e.name);
+                    }
+                }
+            }
+        }
+    }
+
     fn gap(&mut self, m: usize, span: Span, reason: String) {
         self.out.gaps.push(CoverageGap {
             kind: GapKind::UnresolvedRegistration,
@@ -2052,6 +2150,22 @@ fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
         for b in stmt_blocks(s) {
             walk_stmts(b, f);
         }
+    }
+}
+
+/// The server's id rides along with its display text (`mcp` + NUL + id) through registration
+/// values, so entries can be renamed when their server is mounted under a prefix.
+fn tag_server(text: &str, sid: Option<u32>) -> String {
+    match sid {
+        Some(id) => format!("{text}\0{id}"),
+        None => text.to_string(),
+    }
+}
+
+fn untag_server(s: &str) -> (&str, Option<u32>) {
+    match s.split_once('\0') {
+        Some((text, id)) => (text, id.parse().ok()),
+        None => (s, None),
     }
 }
 
