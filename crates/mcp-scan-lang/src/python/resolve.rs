@@ -137,6 +137,8 @@ struct Resolver<'a> {
     mods: &'a [Module],
     fw: &'static Frameworks,
     by_name: HashMap<&'a str, usize>,
+    /// Suffix lookups of [`Resolver::module_idx`], hits and misses.
+    suffix_memo: RefCell<HashMap<String, Option<usize>>>,
     /// Modules that import a framework package: an unresolved `.tool` there is ambiguous.
     framework_aware: Vec<bool>,
     binds: RefCell<HashMap<(usize, FuncId), BindTable<'a>>>,
@@ -415,6 +417,7 @@ impl<'a> Resolver<'a> {
             mods,
             fw,
             by_name,
+            suffix_memo: RefCell::new(HashMap::new()),
             framework_aware,
             binds: RefCell::new(HashMap::new()),
             memo: RefCell::new(HashMap::new()),
@@ -442,8 +445,13 @@ impl<'a> Resolver<'a> {
         if let Some(&i) = self.by_name.get(path) {
             return Some(i);
         }
+        if let Some(hit) = self.suffix_memo.borrow().get(path) {
+            return *hit;
+        }
         let suffix = format!(".{path}");
-        self.mods.iter().position(|m| m.name.ends_with(&suffix))
+        let hit = self.mods.iter().position(|m| m.name.ends_with(&suffix));
+        self.suffix_memo.borrow_mut().insert(path.to_string(), hit);
+        hit
     }
 
     fn func(&self, m: usize, f: FuncId) -> Option<&'a Function> {
