@@ -55,13 +55,15 @@ fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "files={} lines={} bytes={} modules={} functions={} entry_points={} diagnostics={} incomplete={} seconds={:.3} lines_per_second={:.0}",
+        "files={} lines={} bytes={} modules={} functions={} entry_points={} registration_sites={} gaps={} diagnostics={} incomplete={} seconds={:.3} lines_per_second={:.0}",
         tree.files,
         tree.lines,
         tree.bytes,
         tree.modules.len(),
         functions,
         entries,
+        tree.coverage.registration_sites,
+        tree.coverage.gaps.len(),
         tree.diagnostics.len(),
         tree.incomplete_files.len(),
         secs,
@@ -85,6 +87,18 @@ fn main() -> ExitCode {
                         .map(|d| d.lines().next().unwrap_or(""))
                 );
             }
+        }
+    }
+    if show_entries {
+        for g in &tree.coverage.gaps {
+            let _ = writeln!(
+                out,
+                "gap {}: {}:{} {}",
+                g.kind.as_str(),
+                g.file.as_deref().unwrap_or("-"),
+                g.line.unwrap_or(0),
+                g.reason
+            );
         }
     }
     if show_diags {

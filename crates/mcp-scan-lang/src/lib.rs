@@ -27,7 +27,7 @@ pub use discover::{
 };
 pub use scan::{ParsedTree, ScanError, scan_tree};
 
-use mcp_scan_ir::{EntryPoint, Language, Module};
+use mcp_scan_ir::{Language, Module};
 use thiserror::Error;
 
 /// Bounds that keep lowering linear and the stack shallow.
@@ -114,23 +114,12 @@ pub struct ServerBinding {
     pub style: ServerStyle,
 }
 
-/// A registration on a name this file imports (`from .app import mcp` then `@mcp.tool()`): it
-/// becomes an entry point once [`scan_tree`] sees that the imported name is a server.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeferredEntryPoint {
-    /// The local name the registration is made on.
-    pub object: String,
-    pub style: ServerStyle,
-    pub entry: EntryPoint,
-}
-
 /// One file, lowered tolerantly.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lowered {
     pub module: Module,
     pub issues: Vec<LowerIssue>,
     pub servers: Vec<ServerBinding>,
-    pub deferred: Vec<DeferredEntryPoint>,
 }
 
 /// A language front-end. Implementations are stateless and shared across threads.

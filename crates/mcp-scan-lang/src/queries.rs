@@ -110,6 +110,8 @@ pub fn python_entry_query() -> Result<&'static Query, LowerError> {
 #[serde(deny_unknown_fields)]
 struct RawFrameworks {
     server: Vec<RawServer>,
+    #[serde(default)]
+    server_class: Vec<RawServerClass>,
     registration: Vec<RawRegistration>,
     low_level: RawLowLevel,
 }
@@ -119,6 +121,14 @@ struct RawFrameworks {
 struct RawServer {
     callee: String,
     style: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServerClass {
+    name: String,
+    style: String,
+    packages: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,6 +162,17 @@ pub enum Positional {
     Uri,
 }
 
+/// `FastMCP` imported from any module of `mcp` or `fastmcp` (re-exports and paths the SDK does not
+/// export included) is a server class.
+#[derive(Debug, Clone)]
+pub struct ServerClassRule {
+    pub name: String,
+    pub style: ServerStyle,
+    /// Dotted module prefixes (`mcp`, `mcp.server`): the defining module is one of them or
+    /// inside one of them.
+    pub packages: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Registration {
     pub method: String,
@@ -177,6 +198,8 @@ pub struct LowLevel {
 #[derive(Debug, Clone)]
 pub struct Frameworks {
     pub servers: Vec<(String, ServerStyle)>,
+    /// Server classes by their last name, from any module of the listed packages.
+    pub server_classes: Vec<ServerClassRule>,
     pub registrations: Vec<Registration>,
     pub low_level: LowLevel,
     interesting: HashSet<String>,
@@ -222,6 +245,30 @@ impl Frameworks {
             }
             servers.push((s.callee, style));
         }
+        let mut server_classes = Vec::new();
+        for c in raw.server_class {
+            let style = match c.style.as_str() {
+                "decorator" => ServerStyle::Decorator,
+                "low-level" => ServerStyle::LowLevel,
+                other => {
+                    return Err(err(format!(
+                        "server_class {}: unknown style {other:?} (decorator | low-level)",
+                        c.name
+                    )));
+                }
+            };
+            if c.name.is_empty() || c.name.contains('.') || c.packages.is_empty() {
+                return Err(err(format!(
+                    "server_class {:?}: name must be a bare class name and packages non-empty",
+                    c.name
+                )));
+            }
+            server_classes.push(ServerClassRule {
+                name: c.name,
+                style,
+                packages: c.packages,
+            });
+        }
         let mut registrations = Vec::new();
         for r in raw.registration {
             let kind = match r.kind.as_str() {
@@ -263,12 +310,16 @@ impl Frameworks {
         for r in &registrations {
             interesting.insert(r.method.clone());
         }
+        for c in &server_classes {
+            interesting.insert(c.name.clone());
+        }
         interesting.extend(ll.tool_declarations.iter().cloned());
         // Text that any file binding a server or registering a handler must contain.
         let mut markers: Vec<String> = servers
             .iter()
             .filter_map(|(c, _)| c.rsplit('.').next().map(str::to_string))
             .collect();
+        markers.extend(server_classes.iter().map(|c| c.name.clone()));
         markers.extend(registrations.iter().map(|r| format!(".{}", r.method)));
         markers.extend(ll.dispatcher_methods.iter().map(|m| format!(".{m}")));
         markers.extend(ll.listing_methods.iter().map(|m| format!(".{m}")));
@@ -278,6 +329,7 @@ impl Frameworks {
         markers.dedup();
         Ok(Frameworks {
             servers,
+            server_classes,
             registrations,
             low_level: LowLevel {
                 dispatcher_methods: ll.dispatcher_methods,
@@ -303,10 +355,32 @@ impl Frameworks {
 
     /// The style of server a canonical constructor path makes.
     pub fn server_style(&self, canonical_callee: &str) -> Option<ServerStyle> {
-        self.servers
+        if let Some((_, s)) = self.servers.iter().find(|(c, _)| c == canonical_callee) {
+            return Some(*s);
+        }
+        let (module, last) = canonical_callee.rsplit_once('.')?;
+        self.server_classes
             .iter()
-            .find(|(c, _)| c == canonical_callee)
-            .map(|(_, s)| *s)
+            .find(|c| {
+                c.name == last
+                    && c.packages.iter().any(|p| {
+                        module == p
+                            || module
+                                .strip_prefix(p.as_str())
+                                .is_some_and(|r| r.starts_with('.'))
+                    })
+            })
+            .map(|c| c.style)
+    }
+
+    /// Whether a module path belongs to a package that defines server classes (`mcp.types`,
+    /// `fastmcp.tools`): values imported from it that are not servers are opaque, not unknown.
+    pub fn is_framework_module(&self, module: &str) -> bool {
+        let root = module.split('.').next().unwrap_or(module);
+        self.server_classes
+            .iter()
+            .flat_map(|c| c.packages.iter())
+            .any(|p| p.split('.').next() == Some(root))
     }
 
     pub fn registration(&self, method: &str) -> Option<&Registration> {
@@ -334,6 +408,7 @@ pub(crate) fn python_frameworks() -> &'static Frameworks {
     python_frameworks_checked().unwrap_or_else(|_| {
         EMPTY.get_or_init(|| Frameworks {
             servers: Vec::new(),
+            server_classes: Vec::new(),
             registrations: Vec::new(),
             low_level: LowLevel {
                 dispatcher_methods: Vec::new(),

@@ -5,11 +5,11 @@ use crate::discover::{
     DiscoverError, DiscoverOptions, Discovered, Filter, OutsideLink, SourceFile, Wanted,
     discover_files, unsupported_language,
 };
-use crate::{IssueKind, Lowered, ServerStyle, adapter_for};
+use crate::{IssueKind, Lowered, adapter_for};
 use mcp_scan_core::{Coverage, CoverageGap, Diagnostic, DiagnosticLevel, GapKind};
 use mcp_scan_ir::Module;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -290,7 +290,7 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
         });
         tree.coverage.gaps.push(g);
     }
-    link_deferred(&mut lowered);
+    resolve_entry_points(&mut lowered, &mut tree.coverage);
     for l in &lowered {
         *tree
             .coverage
@@ -426,35 +426,33 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
     }
 }
 
-/// Turns registrations on imported names into entry points when the imported name is a server
-/// object of the right style in the module it comes from (`from .app import mcp`).
-fn link_deferred(lowered: &mut [Lowered]) {
-    let mut servers: HashMap<(String, String), ServerStyle> = HashMap::new();
-    for l in lowered.iter() {
-        for s in &l.servers {
-            servers.insert((l.module.name.clone(), s.var.clone()), s.style);
+/// Resolves registrations across the tree's Python modules (see `python/resolve.rs`) and
+/// records the sites seen and the gaps.
+fn resolve_entry_points(lowered: &mut [Lowered], coverage: &mut Coverage) {
+    let mut python: Vec<Module> = Vec::new();
+    let mut slots = Vec::new();
+    for (i, l) in lowered.iter_mut().enumerate() {
+        if l.module.language == mcp_scan_ir::Language::Python {
+            python.push(std::mem::replace(&mut l.module, empty_module()));
+            slots.push(i);
         }
     }
-    if servers.is_empty() {
-        return;
+    let (sites, gaps) = crate::python::resolve_modules(&mut python);
+    for (i, m) in slots.into_iter().zip(python) {
+        lowered[i].module = m;
     }
-    for l in lowered.iter_mut() {
-        let deferred = std::mem::take(&mut l.deferred);
-        for d in deferred {
-            let Some(import) = l.module.imports.iter().find(|i| i.local == d.object) else {
-                continue;
-            };
-            // `from pkg.app import mcp` → (pkg.app, mcp); `import pkg.app as a` + `@a.mcp.tool()`
-            // is not a registration on a bare name and never reaches here.
-            let Some(symbol) = &import.symbol else {
-                continue;
-            };
-            let key = (import.module.clone(), symbol.clone());
-            if servers.get(&key) == Some(&d.style) {
-                l.module.entry_points.push(d.entry);
-            } else {
-                l.deferred.push(d);
-            }
-        }
+    coverage.registration_sites += sites;
+    coverage.gaps.extend(gaps);
+}
+
+fn empty_module() -> Module {
+    Module {
+        path: String::new(),
+        name: String::new(),
+        language: mcp_scan_ir::Language::Python,
+        imports: Vec::new(),
+        functions: Vec::new(),
+        classes: Vec::new(),
+        entry_points: Vec::new(),
     }
 }

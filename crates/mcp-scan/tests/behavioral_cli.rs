@@ -542,3 +542,48 @@ fn every_format_shows_the_coverage_and_its_gaps() {
         "unanalysed-import"
     );
 }
+
+
+/// A server with one visible tool and one registration whose handler cannot be followed.
+fn server_with_registration(handler_line: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = format!(
+        "import importlib\nfrom mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP(\"plugins\")\n\n\n@mcp.tool()\ndef ping() -> str:\n    \"\"\"Answers pong.\"\"\"\n    return \"pong\"\n\n\n{handler_line}\n"
+    );
+    std::fs::write(dir.path().join("server.py"), src).expect("write");
+    dir
+}
+
+#[test]
+fn an_unresolved_registration_makes_the_scan_incomplete_exit_4() {
+    let dir = server_with_registration(
+        "handler = getattr(importlib.import_module(\"plugins\"), \"run\")\nmcp.add_tool(handler)",
+    );
+    let path = dir.path().to_string_lossy().into_owned();
+    let o = run(&["behavioral", &path, "--no-llm"]);
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_resolved_registration_of_the_same_server_exits_0() {
+    let dir = server_with_registration(
+        "def run() -> str:\n    \"\"\"Runs.\"\"\"\n    return \"ran\"\n\n\nmcp.add_tool(run)",
+    );
+    let path = dir.path().to_string_lossy().into_owned();
+    let (report, code) = raw(&path);
+    assert_eq!(code, 0);
+    let mut names: Vec<&str> = report["entities"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["target"]["name"].as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["ping", "run"]);
+}

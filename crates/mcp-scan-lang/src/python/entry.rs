@@ -6,7 +6,7 @@
 use super::lower::{Draft, kids};
 use crate::queries::{Frameworks, Positional, python_entry_query, python_frameworks_checked};
 use crate::strings::clean_doc;
-use crate::{DeferredEntryPoint, LowerError, ServerBinding, ServerStyle};
+use crate::{LowerError, ServerBinding, ServerStyle};
 use mcp_scan_core::{DeclaredParam, EntityKind};
 use mcp_scan_ir::{
     Arg, EntryPoint, Expr, ExprKind, FuncId, Function, Import, Module, Span, Stmt, StmtKind,
@@ -138,110 +138,40 @@ pub(crate) fn find_entry_points(
             }
         }
     }
-    let decorator_starts: std::collections::HashSet<usize> =
-        sites.iter().filter_map(|s| s.decorator_start).collect();
+    // Decorator-style registrations are resolved across the whole tree (`resolve.rs`); this
+    // pass splits low-level dispatchers, which needs the parse-time call index.
     let mut entries = Vec::new();
-    let mut deferred = Vec::new();
     for s in &sites {
-        let local = servers.get(&s.object).copied();
-        let imported = module
-            .imports
-            .iter()
-            .any(|i| i.local == s.object && i.symbol.is_some());
-        if let (Some(def), Some(dec)) = (s.def_start, s.decorator_start) {
-            let Some(&func) = draft.def_starts.get(&def) else {
-                continue;
-            };
-            let f = &module.functions[func];
-            let Some(decorator) = f.decorators.iter().find(|d| d.span.start_byte == dec) else {
-                continue;
-            };
-            match local {
-                Some(ServerStyle::LowLevel) => {
-                    if fw.low_level.dispatcher_methods.contains(&s.method) {
-                        dispatchers.push((func, s.object.clone(), decorator.span));
-                    } else if fw.low_level.listing_methods.contains(&s.method) {
-                        listings.push(func);
-                    }
-                }
-                Some(ServerStyle::Decorator) | None => {
-                    let Some(reg) = fw.registration(&s.method).filter(|r| !r.imperative) else {
-                        continue;
-                    };
-                    if local.is_none() && !imported {
-                        continue;
-                    }
-                    let args = match &decorator.kind {
-                        ExprKind::Call { args, .. } => args.as_slice(),
-                        _ => &[],
-                    };
-                    let entry = decorator_entry(
-                        reg.kind,
-                        reg.positional,
-                        args,
-                        func,
-                        f,
-                        decorator.span,
-                        &s.object,
-                        &consts,
-                    );
-                    if local.is_some() {
-                        entries.push(entry);
-                    } else {
-                        deferred.push(DeferredEntryPoint {
-                            object: s.object.clone(),
-                            style: ServerStyle::Decorator,
-                            entry,
-                        });
-                    }
-                }
-            }
-        } else if let (Some(call_start), Some(handler)) = (s.call_start, &s.handler_ref) {
-            // `mcp.add_tool(fn)`, and the decorator used as a call: `mcp.tool(fn, name=...)`
-            // (fastmcp); a decorator expression itself is handled above.
-            if decorator_starts.contains(&call_start) {
-                continue;
-            }
-            let Some(reg) = fw.registration(&s.method) else {
-                continue;
-            };
-            if local == Some(ServerStyle::LowLevel) || (local.is_none() && !imported) {
-                continue;
-            }
-            let Some(func) = function_named(module, handler) else {
-                continue;
-            };
-            let Some((call, _)) = draft.calls.get(&call_start) else {
-                continue;
-            };
-            let ExprKind::Call { args, .. } = &call.kind else {
-                continue;
-            };
-            // `add_tool(fn, name=None, title=None, description=None)`: the handler is first.
-            let rest: Vec<Arg> = args.iter().skip(1).cloned().collect();
-            let entry = decorator_entry(
-                reg.kind,
-                Some(Positional::Name),
-                &rest,
-                func,
-                &module.functions[func],
-                call.span,
-                &s.object,
-                &consts,
-            );
-            if local.is_some() {
-                entries.push(entry);
-            } else {
-                deferred.push(DeferredEntryPoint {
-                    object: s.object.clone(),
-                    style: ServerStyle::Decorator,
-                    entry,
-                });
-            }
+        if servers.get(&s.object).copied() != Some(ServerStyle::LowLevel) {
+            continue;
+        }
+        let (Some(def), Some(dec)) = (s.def_start, s.decorator_start) else {
+            continue;
+        };
+        let Some(&func) = draft.def_starts.get(&def) else {
+            continue;
+        };
+        let f = &module.functions[func];
+        let Some(decorator) = f.decorators.iter().find(|d| d.span.start_byte == dec) else {
+            continue;
+        };
+        if fw.low_level.dispatcher_methods.contains(&s.method) {
+            dispatchers.push((func, s.object.clone(), decorator.span));
+        } else if fw.low_level.listing_methods.contains(&s.method) {
+            listings.push(func);
         }
     }
     if !dispatchers.is_empty() {
-        low_level_entries(draft, fw, &dispatchers, &listings, &consts, &mut entries);
+        let calls: Vec<(Expr, FuncId)> = draft.calls.values().cloned().collect();
+        low_level_entries(
+            &mut draft.module,
+            &calls,
+            fw,
+            &dispatchers,
+            &listings,
+            &consts,
+            &mut entries,
+        );
     }
     for (var, style) in servers {
         draft.servers.push(ServerBinding { var, style });
@@ -249,7 +179,6 @@ pub(crate) fn find_entry_points(
     draft.servers.sort_by(|a, b| a.var.cmp(&b.var));
     entries.sort_by_key(|e| e.span.start_byte);
     draft.module.entry_points.extend(entries);
-    draft.deferred.extend(deferred);
     Ok(())
 }
 
@@ -284,7 +213,7 @@ fn function_named(module: &Module, name: &str) -> Option<FuncId> {
 }
 
 /// Module-level string constants, in order (`DESC = "..."`, `FULL = PREFIX + DESC`).
-fn module_constants(module: &Module) -> HashMap<String, String> {
+pub(crate) fn module_constants(module: &Module) -> HashMap<String, String> {
     let mut consts = HashMap::new();
     let Some(top) = module.functions.first() else {
         return consts;
@@ -308,6 +237,26 @@ fn module_constants(module: &Module) -> HashMap<String, String> {
             }
         }
     }
+    // Class-level constants of module-level classes (`class Tools(str, Enum): STATUS = "x"`),
+    // as `Tools.STATUS`.
+    for f in &module.functions {
+        let (Some(class), None, "<body>") = (&f.class, f.parent, f.name.as_str()) else {
+            continue;
+        };
+        for s in &f.body {
+            if let StmtKind::Assign { targets, value } = &s.kind
+                && let [
+                    Expr {
+                        kind: ExprKind::Name(n),
+                        ..
+                    },
+                ] = targets.as_slice()
+                && let Some(v) = const_str(value, &consts)
+            {
+                consts.insert(format!("{class}.{n}"), v);
+            }
+        }
+    }
     consts
 }
 
@@ -324,6 +273,12 @@ fn const_str_depth(e: &Expr, consts: &HashMap<String, String>, depth: usize) -> 
     match &e.kind {
         ExprKind::Str(s) => Some(s.clone()),
         ExprKind::Name(n) => consts.get(n).cloned(),
+        // `Tools.STATUS` / `Tools.STATUS.value` (a str-valued enum member).
+        ExprKind::Attribute { .. } => {
+            let path = e.dotted_path()?;
+            let path = path.strip_suffix(".value").unwrap_or(&path);
+            consts.get(path).cloned()
+        }
         ExprKind::Binary { op, left, right } if op == "+" => {
             let mut l = const_str_depth(left, consts, depth + 1)?;
             l.push_str(&const_str_depth(right, consts, depth + 1)?);
@@ -357,20 +312,20 @@ fn const_str_depth(e: &Expr, consts: &HashMap<String, String>, depth: usize) -> 
     }
 }
 
-fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
+pub(crate) fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
     args.iter()
         .find(|a| a.name.as_deref() == Some(name))
         .map(|a| &a.value)
 }
 
-fn first_positional(args: &[Arg]) -> Option<&Expr> {
+pub(crate) fn first_positional(args: &[Arg]) -> Option<&Expr> {
     args.first()
         .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
         .map(|a| &a.value)
 }
 
 /// Parameters the client fills in: not `self`/`cls`, not an injected `Context`, not `*args`.
-fn declared_params(f: &Function) -> Vec<DeclaredParam> {
+pub(crate) fn declared_params(f: &Function) -> Vec<DeclaredParam> {
     f.params
         .iter()
         .enumerate()
@@ -395,7 +350,7 @@ fn is_context_annotation(a: &str) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn decorator_entry(
+pub(crate) fn decorator_entry(
     kind: EntityKind,
     positional: Option<Positional>,
     args: &[Arg],
@@ -450,8 +405,9 @@ struct Arm {
     span: Span,
 }
 
-fn low_level_entries(
-    draft: &mut Draft,
+pub(crate) fn low_level_entries(
+    module: &mut Module,
+    calls: &[(Expr, FuncId)],
     fw: &Frameworks,
     dispatchers: &[(FuncId, String, Span)],
     listings: &[FuncId],
@@ -472,12 +428,11 @@ fn low_level_entries(
         }
         _ => false,
     };
-    let mut calls: Vec<&(Expr, FuncId)> =
-        draft.calls.values().filter(|(e, _)| is_decl(e)).collect();
+    let mut calls: Vec<&(Expr, FuncId)> = calls.iter().filter(|(e, _)| is_decl(e)).collect();
     calls.sort_by_key(|(e, _)| e.span.start_byte);
     let in_listing: Vec<&&(Expr, FuncId)> = calls
         .iter()
-        .filter(|(_, f)| listings.contains(f) || is_nested_in(&draft.module, *f, listings))
+        .filter(|(_, f)| listings.contains(f) || is_nested_in(module, *f, listings))
         .collect();
     let chosen: Vec<&Expr> = if in_listing.is_empty() {
         calls.iter().map(|(e, _)| e).collect()
@@ -510,15 +465,34 @@ fn low_level_entries(
     }
 
     for (disp, server_var, reg_span) in dispatchers {
-        let d = draft.module.functions[*disp].clone();
-        let subjects = subject_names(&d);
+        let d = module.functions[*disp].clone();
+        // Names compared against may be parameters of an enclosing factory with a constant
+        // default (`def create_server(tool_name: str = DEFAULT_NAME)`).
+        let mut scope_consts = consts.clone();
+        let mut up = d.parent;
+        let mut steps = 0;
+        while let Some(p) = up
+            && steps < 16
+        {
+            for prm in &module.functions[p].params {
+                if let Some(v) = prm.default.as_ref().and_then(|e| const_str(e, consts)) {
+                    scope_consts.entry(prm.name.clone()).or_insert(v);
+                }
+            }
+            up = module.functions[p].parent;
+            steps += 1;
+        }
+        let subjects = Subjects {
+            names: subject_names(&d),
+            consts: &scope_consts,
+        };
         let mut arms = Vec::new();
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
         let mut covered: Vec<String> = Vec::new();
         for arm in arms {
-            let id = draft.module.functions.len();
+            let id = module.functions.len();
             let label = arm.names.join("|");
-            draft.module.functions.push(Function {
+            module.functions.push(Function {
                 name: format!("{}[{label}]", d.name),
                 qualname: format!("{}[{label}]", d.qualname),
                 params: d.params.clone(),
@@ -594,7 +568,7 @@ fn is_nested_in(module: &Module, mut f: FuncId, ancestors: &[FuncId]) -> bool {
 }
 
 /// JSON-Schema `properties` of a literal dict → declared parameters.
-fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> Vec<DeclaredParam> {
+pub(crate) fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> Vec<DeclaredParam> {
     let ExprKind::Dict(items) = &schema.kind else {
         return Vec::new();
     };
@@ -663,9 +637,15 @@ fn subject_names(d: &Function) -> Vec<String> {
     names
 }
 
-fn is_subject(e: &Expr, subjects: &[String]) -> bool {
+/// Names holding the requested tool name, and the constants tool names are compared with.
+struct Subjects<'c> {
+    names: Vec<String>,
+    consts: &'c HashMap<String, String>,
+}
+
+fn is_subject(e: &Expr, subjects: &Subjects) -> bool {
     match &e.kind {
-        ExprKind::Name(n) => subjects.contains(n),
+        ExprKind::Name(n) => subjects.names.contains(n),
         ExprKind::Attribute { attr, .. } => attr == "name",
         _ => false,
     }
@@ -673,8 +653,8 @@ fn is_subject(e: &Expr, subjects: &[String]) -> bool {
 
 /// Tool names a test selects: `name == "x"`, `"x" == name`, `name in ("a", "b")`, `a or b`,
 /// and match patterns `"x"` / `"a" | "b"`.
-fn selected_names(test: &Expr, subjects: &[String], negated: bool) -> Option<Vec<String>> {
-    let lit = |e: &Expr| e.as_str().map(str::to_string);
+fn selected_names(test: &Expr, subjects: &Subjects, negated: bool) -> Option<Vec<String>> {
+    let lit = |e: &Expr| const_str(e, subjects.consts);
     match &test.kind {
         ExprKind::Binary { op, left, right } => {
             let eq = if negated { "!=" } else { "==" };
@@ -735,7 +715,7 @@ enum Part<'a> {
     Other,
 }
 
-fn classify<'a>(s: &'a Stmt, subjects: &[String], depth: usize) -> Part<'a> {
+fn classify<'a>(s: &'a Stmt, subjects: &Subjects, depth: usize) -> Part<'a> {
     match &s.kind {
         StmtKind::If { test, then, orelse } => {
             if let Some(names) = selected_names(test, subjects, false) {
@@ -787,7 +767,7 @@ fn classify<'a>(s: &'a Stmt, subjects: &[String], depth: usize) -> Part<'a> {
 /// (building the result), but never another arm's branch.
 fn find_arms(
     body: &[Stmt],
-    subjects: &[String],
+    subjects: &Subjects,
     prefix: &[Stmt],
     suffix: &[Stmt],
     depth: usize,

@@ -3,7 +3,7 @@
 
 use super::{module_name, resolve_relative};
 use crate::strings::{clean_doc, decode_escapes, parse_prefix};
-use crate::{DeferredEntryPoint, IssueKind, Limits, LowerIssue, Lowered, ServerBinding, queries};
+use crate::{IssueKind, Limits, LowerIssue, Lowered, ServerBinding, queries};
 use mcp_scan_ir::{
     Arg, Class, Expr, ExprKind, FuncId, Function, Handler, Import, Language, MatchArm, Module,
     Param, Span, Stmt, StmtKind, StrPart, WithItem,
@@ -21,7 +21,6 @@ pub(crate) struct Draft {
     /// the function they occur in.
     pub calls: HashMap<usize, (Expr, FuncId)>,
     pub servers: Vec<ServerBinding>,
-    pub deferred: Vec<DeferredEntryPoint>,
 }
 
 impl Draft {
@@ -30,7 +29,6 @@ impl Draft {
             module: self.module,
             issues: self.issues,
             servers: self.servers,
-            deferred: self.deferred,
         }
     }
 }
@@ -128,7 +126,6 @@ pub(crate) fn lower_tree(rel_path: &str, src: &str, tree: &Tree, limits: &Limits
         def_starts: l.def_starts,
         calls: l.calls,
         servers: Vec::new(),
-        deferred: Vec::new(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Python front-end: tree-sitter-python → IR, plus MCP entry points (see `entry.rs`).
 
+mod dispatch;
 mod entry;
 mod lower;
+mod resolve;
 
 use crate::{LanguageAdapter, Limits, LowerError, Lowered};
 use mcp_scan_ir::{Language, Module};
@@ -62,14 +64,34 @@ impl LanguageAdapter for PythonAdapter {
     }
 }
 
-/// Lowers one Python file strictly: a syntax error or over-deep nesting is an error.
+/// Lowers one Python file strictly: a syntax error or over-deep nesting is an error. Its
+/// registrations are resolved as a tree of one file.
 pub fn lower(rel_path: &str, source: &str) -> Result<Module, LowerError> {
-    crate::with_big_stack(|| PythonAdapter.lower(rel_path, source))
+    crate::with_big_stack(|| {
+        let module = PythonAdapter.lower(rel_path, source)?;
+        let mut mods = [module];
+        resolve::resolve_tree(&mut mods);
+        let [module] = mods;
+        Ok(module)
+    })
 }
 
-/// Lowers one Python file tolerantly (what [`crate::scan_tree`] does per file).
+/// Lowers one Python file tolerantly, its registrations resolved as a tree of one file
+/// ([`crate::scan_tree`] lowers per file and resolves across the tree).
 pub fn lower_file(rel_path: &str, source: &str, limits: &Limits) -> Result<Lowered, LowerError> {
-    crate::with_big_stack(|| PythonAdapter.lower_file(rel_path, source, limits))
+    crate::with_big_stack(|| {
+        let mut lowered = PythonAdapter.lower_file(rel_path, source, limits)?;
+        resolve_modules(std::slice::from_mut(&mut lowered.module));
+        Ok(lowered)
+    })
+}
+
+/// Resolves registrations across Python modules (names followed through imports, re-exports,
+/// aliases, subclasses and attributes): appends entry points to the modules and returns the
+/// registration sites seen and those that could not be resolved (coverage gaps).
+pub fn resolve_modules(modules: &mut [Module]) -> (usize, Vec<mcp_scan_core::CoverageGap>) {
+    let r = resolve::resolve_tree(modules);
+    (r.registration_sites, r.gaps)
 }
 
 /// Dotted module name of a relative path: `pkg/sub/mod.py` → `pkg.sub.mod`,

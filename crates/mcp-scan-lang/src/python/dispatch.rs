@@ -1,0 +1,477 @@
+//! Low-level `call_tool` dispatchers, after resolution: split per tool name when the server is
+//! bound where the per-file pass could not see it, and when the dispatcher does not branch on
+//! literal names, follow the handler-object pattern (`Tool(name=self.name, ...)` declared in a
+//! handler class, the dispatcher calling `handler.run_tool(arguments)`). A dispatcher that still
+//! cannot be attributed per tool is a coverage gap.
+
+use super::entry::{
+    const_str, declared_params, first_positional, kwarg, low_level_entries, module_constants,
+    schema_params,
+};
+use crate::queries::Frameworks;
+use mcp_scan_core::{CoverageGap, DeclaredParam, EntityKind, GapKind};
+use mcp_scan_ir::{EntryPoint, Expr, ExprKind, FuncId, Module, Span, Stmt, StmtKind};
+use std::collections::HashMap;
+
+/// A dispatcher registration seen by the resolver.
+pub(crate) struct Site {
+    pub module: usize,
+    pub func: FuncId,
+    pub span: Span,
+    pub server: String,
+    /// Tool name → handler (module, function) from a mapping the dispatcher indexes.
+    pub mapping: Vec<(String, usize, FuncId)>,
+}
+
+/// A tool declaration (`Tool(name=..., ...)`) anywhere in the tree.
+struct Decl {
+    module: usize,
+    /// The class whose method builds the declaration, for handler objects.
+    class: Option<String>,
+    /// The function the declaration is written in (not the handler).
+    within: FuncId,
+    name: String,
+    description: Option<String>,
+    params: Vec<DeclaredParam>,
+}
+
+pub(crate) fn split_dispatchers(
+    mods: &mut [Module],
+    fw: &Frameworks,
+    sites: &[Site],
+    gaps: &mut Vec<CoverageGap>,
+) {
+    if sites.is_empty() {
+        return;
+    }
+    let mut decls: Option<Vec<Decl>> = None;
+    for site in sites {
+        let (m, f) = (site.module, site.func);
+        let Some(dname) = mods
+            .get(m)
+            .and_then(|md| md.functions.get(f))
+            .map(|d| d.name.clone())
+        else {
+            continue;
+        };
+        if !is_split(&mods[m], f) && !mods[m].entry_points.iter().any(|e| e.function == f) {
+            // The server is bound in another module (or not by a plain assignment).
+            let calls = module_calls(&mods[m], fw);
+            let consts = module_constants(&mods[m]);
+            let mut entries = Vec::new();
+            low_level_entries(
+                &mut mods[m],
+                &calls,
+                fw,
+                &[(f, site.server.clone(), site.span)],
+                &[],
+                &consts,
+                &mut entries,
+            );
+            mods[m].entry_points.extend(entries);
+        }
+        if is_split(&mods[m], f) {
+            continue;
+        }
+        let decls = decls.get_or_insert_with(|| declared_tools(mods, fw));
+        if !site.mapping.is_empty() {
+            mods[m].entry_points.retain(|e| e.function != f);
+            for (name, hm, hf) in &site.mapping {
+                let Some(h) = mods.get(*hm).and_then(|md| md.functions.get(*hf)) else {
+                    continue;
+                };
+                let decl = decls.iter().find(|d| &d.name == name);
+                let entry = EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: name.clone(),
+                    description: decl
+                        .and_then(|d| d.description.clone())
+                        .or_else(|| h.docstring.clone()),
+                    function: *hf,
+                    params: decl
+                        .map(|d| d.params.clone())
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| declared_params(h)),
+                    span: h.span,
+                    server_var: site.server.clone(),
+                };
+                if !mods[*hm]
+                    .entry_points
+                    .iter()
+                    .any(|x| x.name == entry.name && x.function == entry.function)
+                {
+                    mods[*hm].entry_points.push(entry);
+                }
+            }
+            continue;
+        }
+        let called = called_methods(&mods[m].functions[f].body);
+        let mut found: Vec<(usize, EntryPoint)> = Vec::new();
+        for d in decls.iter() {
+            let Some(class) = &d.class else { continue };
+            let Some(h) = handler_method(&mods[d.module], class, &called, d.within, 0) else {
+                continue;
+            };
+            let span = mods[d.module].functions[h].span;
+            found.push((
+                d.module,
+                EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: d.name.clone(),
+                    description: d.description.clone(),
+                    function: h,
+                    params: d.params.clone(),
+                    span,
+                    server_var: site.server.clone(),
+                },
+            ));
+        }
+        if !found.is_empty() {
+            mods[m].entry_points.retain(|e| e.function != f);
+            for (hm, e) in found {
+                if !mods[hm]
+                    .entry_points
+                    .iter()
+                    .any(|x| x.name == e.name && x.function == e.function)
+                {
+                    mods[hm].entry_points.push(e);
+                }
+            }
+            continue;
+        }
+        let declared_whole = mods[m]
+            .entry_points
+            .iter()
+            .any(|e| e.function == f && e.name != dname);
+        if declared_whole {
+            // Declared tools over-approximated by the whole dispatcher: analysed, not a gap.
+            continue;
+        }
+        gaps.push(CoverageGap {
+            kind: GapKind::UnresolvedRegistration,
+            file: Some(mods[m].path.clone()),
+            line: Some(site.span.start_line),
+            reason: format!(
+                "the `call_tool` dispatcher `{dname}` could not be split per tool (no literal tool-name branches, declarations or handler objects)"
+            ),
+        });
+    }
+}
+
+fn is_split(md: &Module, f: FuncId) -> bool {
+    let Some(d) = md.functions.get(f) else {
+        return false;
+    };
+    let prefix = format!("{}[", d.qualname);
+    md.entry_points.iter().any(|e| {
+        md.functions
+            .get(e.function)
+            .is_some_and(|h| h.qualname.starts_with(&prefix))
+    })
+}
+
+fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { targets, value } => {
+                targets.iter().for_each(&mut *f);
+                f(value);
+            }
+            StmtKind::AugAssign { value, .. } => f(value),
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => f(e),
+            StmtKind::If { test, .. } | StmtKind::While { test, .. } => f(test),
+            StmtKind::For { iter, .. } => f(iter),
+            StmtKind::With { items, .. } => items.iter().for_each(|i| f(&i.context)),
+            StmtKind::Match { subject, .. } => f(subject),
+            _ => {}
+        }
+        match &s.kind {
+            StmtKind::If { then, orelse, .. } => {
+                walk(then, f);
+                walk(orelse, f);
+            }
+            StmtKind::While { body, orelse, .. } | StmtKind::For { body, orelse, .. } => {
+                walk(body, f);
+                walk(orelse, f);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                walk(body, f);
+                for h in handlers {
+                    walk(&h.body, f);
+                }
+                walk(orelse, f);
+                walk(finally, f);
+            }
+            StmtKind::With { body, .. } => walk(body, f),
+            StmtKind::Match { arms, .. } => {
+                for a in arms {
+                    walk(&a.body, f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn calls_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Call { callee, args } => {
+            out.push(e);
+            calls_in(callee, out);
+            for a in args {
+                calls_in(&a.value, out);
+            }
+        }
+        ExprKind::Attribute { value, .. } | ExprKind::Await(value) => calls_in(value, out),
+        ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|x| calls_in(x, out)),
+        ExprKind::Dict(items) => items.iter().for_each(|(_, v)| calls_in(v, out)),
+        ExprKind::Comprehension { elements, .. } => elements.iter().for_each(|x| calls_in(x, out)),
+        ExprKind::Conditional { body, orelse, .. } => {
+            calls_in(body, out);
+            calls_in(orelse, out);
+        }
+        _ => {}
+    }
+}
+
+/// Tool-declaration calls of a module with the function they are in.
+fn module_calls(md: &Module, fw: &Frameworks) -> Vec<(Expr, FuncId)> {
+    let mut out = Vec::new();
+    for (fi, func) in md.functions.iter().enumerate() {
+        walk(&func.body, &mut |e| {
+            let mut cs = Vec::new();
+            calls_in(e, &mut cs);
+            for c in cs {
+                if is_decl(c, fw) {
+                    out.push((c.clone(), fi));
+                }
+            }
+        });
+    }
+    out
+}
+
+fn is_decl(c: &Expr, fw: &Frameworks) -> bool {
+    let ExprKind::Call { callee, .. } = &c.kind else {
+        return false;
+    };
+    let last = match &callee.kind {
+        ExprKind::Name(n) => n.as_str(),
+        ExprKind::Attribute { attr, .. } => attr.as_str(),
+        _ => return false,
+    };
+    fw.low_level.tool_declarations.iter().any(|t| t == last)
+}
+
+/// Methods the dispatcher calls on objects (`handler.run_tool(arguments)`).
+fn called_methods(body: &[Stmt]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    walk(body, &mut |e| {
+        let mut cs = Vec::new();
+        calls_in(e, &mut cs);
+        for c in cs {
+            if let ExprKind::Call { callee, .. } = &c.kind
+                && let ExprKind::Attribute { attr, .. } = &callee.kind
+                && !out.contains(attr)
+            {
+                out.push(attr.clone());
+            }
+        }
+    });
+    out
+}
+
+fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
+    let ll = &fw.low_level;
+    let mut out = Vec::new();
+    for (mi, md) in mods.iter().enumerate() {
+        let calls = module_calls(md, fw);
+        if calls.is_empty() {
+            continue;
+        }
+        let consts = module_constants(md);
+        for (call, within) in calls {
+            let ExprKind::Call { args, .. } = &call.kind else {
+                continue;
+            };
+            let class = md.functions[within].class.clone();
+            let resolve = |e: &Expr| -> Option<String> {
+                const_str(e, &consts).or_else(|| {
+                    let (ExprKind::Attribute { value, attr }, Some(c)) = (&e.kind, &class) else {
+                        return None;
+                    };
+                    matches!(&value.kind, ExprKind::Name(n) if n == "self")
+                        .then(|| self_attr_str(md, c, attr, &consts, 0))
+                        .flatten()
+                })
+            };
+            let Some(name) = kwarg(args, &ll.name_keyword)
+                .or_else(|| first_positional(args))
+                .and_then(resolve)
+            else {
+                continue;
+            };
+            let description = kwarg(args, &ll.description_keyword)
+                .and_then(resolve)
+                .or_else(|| {
+                    class
+                        .as_ref()
+                        .and_then(|c| self_attr_str(md, c, &ll.description_keyword, &consts, 0))
+                });
+            let params = ll
+                .schema_keywords
+                .iter()
+                .find_map(|k| kwarg(args, k))
+                .map(|schema| schema_params(schema, &consts))
+                .unwrap_or_default();
+            out.push(Decl {
+                module: mi,
+                class,
+                within,
+                name,
+                description,
+                params,
+            });
+        }
+    }
+    out
+}
+
+/// A string attribute of a handler class: a class constant, `self.x = "..."` in `__init__`, or
+/// `super().__init__("...")` into a base whose `__init__` stores its parameter in `self.x`.
+fn self_attr_str(
+    md: &Module,
+    class: &str,
+    attr: &str,
+    consts: &HashMap<String, String>,
+    depth: usize,
+) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    if let Some(v) = consts.get(&format!("{class}.{attr}")) {
+        return Some(v.clone());
+    }
+    let c = md.classes.iter().find(|c| c.name == class)?;
+    let init = c
+        .methods
+        .iter()
+        .copied()
+        .find(|&m| md.functions[m].name == "__init__");
+    if let Some(init) = init {
+        let mut found = None;
+        let mut super_args = None;
+        walk(&md.functions[init].body, &mut |e| {
+            let mut cs = Vec::new();
+            calls_in(e, &mut cs);
+            for call in cs {
+                if let ExprKind::Call { callee, args } = &call.kind
+                    && let ExprKind::Attribute { value, attr: a } = &callee.kind
+                    && a == "__init__"
+                    && matches!(&value.kind, ExprKind::Call { callee, .. }
+                        if matches!(&callee.kind, ExprKind::Name(n) if n == "super"))
+                {
+                    super_args = Some(args.clone());
+                }
+            }
+        });
+        for s in &md.functions[init].body {
+            if let StmtKind::Assign { targets, value } = &s.kind
+                && targets.iter().any(|t| is_self_attr(t, attr))
+                && let Some(v) = const_str(value, consts)
+            {
+                found = Some(v);
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+        if let Some(args) = super_args
+            && let Some(base) = c.bases.first()
+        {
+            let base = base.rsplit('.').next().unwrap_or(base);
+            if let Some(b) = md.classes.iter().find(|b| b.name == base)
+                && let Some(binit) = b
+                    .methods
+                    .iter()
+                    .copied()
+                    .find(|&m| md.functions[m].name == "__init__")
+            {
+                let bf = &md.functions[binit];
+                for s in &bf.body {
+                    if let StmtKind::Assign { targets, value } = &s.kind
+                        && targets.iter().any(|t| is_self_attr(t, attr))
+                        && let ExprKind::Name(p) = &value.kind
+                        && let Some(i) = bf.params.iter().position(|x| &x.name == p)
+                    {
+                        let arg = args
+                            .iter()
+                            .find(|a| a.name.as_deref() == Some(p.as_str()))
+                            .or_else(|| {
+                                i.checked_sub(1).and_then(|pos| {
+                                    args.iter().filter(|a| a.name.is_none()).nth(pos)
+                                })
+                            });
+                        if let Some(v) = arg.and_then(|a| const_str(&a.value, consts)) {
+                            return Some(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for base in &c.bases {
+        let base = base.rsplit('.').next().unwrap_or(base);
+        if base != class
+            && let Some(v) = self_attr_str(md, base, attr, consts, depth + 1)
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn is_self_attr(t: &Expr, attr: &str) -> bool {
+    matches!(&t.kind, ExprKind::Attribute { value, attr: a }
+        if a == attr && matches!(&value.kind, ExprKind::Name(n) if n == "self"))
+}
+
+/// The method of a handler class (or a base in the same module) that the dispatcher calls.
+fn handler_method(
+    md: &Module,
+    class: &str,
+    called: &[String],
+    within: FuncId,
+    depth: usize,
+) -> Option<FuncId> {
+    if depth > 4 {
+        return None;
+    }
+    let c = md.classes.iter().find(|c| c.name == class)?;
+    for name in called {
+        if name.starts_with("__") {
+            continue;
+        }
+        if let Some(&m) = c
+            .methods
+            .iter()
+            .find(|&&m| m != within && &md.functions[m].name == name)
+        {
+            return Some(m);
+        }
+    }
+    for base in &c.bases {
+        let base = base.rsplit('.').next().unwrap_or(base);
+        if base != class
+            && let Some(m) = handler_method(md, base, called, within, depth + 1)
+        {
+            return Some(m);
+        }
+    }
+    None
+}

@@ -1,0 +1,2231 @@
+//! Tree-wide resolution of MCP registrations, the way Python would bind the names.
+//!
+//! A small abstract interpreter over the IR: names resolve through assignments, imports,
+//! re-exports, `try/except ImportError` shims, class bases, instance attributes (`self.mcp`),
+//! function returns and call sites (a `register(mcp)` helper's parameter), to one of a handful of
+//! abstract values ([`Val`]). A server class is one whose last name and defining package match
+//! `[[server_class]]` in `grammars/python/frameworks.toml`; everything else follows from
+//! resolution, never from a table of import paths.
+//!
+//! Every registration site seen on a resolved server (decorator, `tool(fn)`, `add_tool(fn)`,
+//! an alias, a wrapper that calls `server.tool`, a low-level dispatcher) is counted; a site whose
+//! handler cannot be followed to a function becomes a coverage gap, so the scan is INCOMPLETE
+//! rather than SAFE.
+
+use super::entry::{decorator_entry, module_constants};
+use crate::ServerStyle;
+use crate::queries::{Frameworks, Positional, python_frameworks};
+use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
+use mcp_scan_ir::{
+    Arg, EntryPoint, Expr, ExprKind, FuncId, Function, Import, Module, Span, Stmt, StmtKind,
+};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+/// Bound on nested evaluation (name → assignment → call → return → ...).
+const MAX_DEPTH: usize = 40;
+/// Elements of a literal collection a registration loop is unrolled over.
+const MAX_UNROLL: usize = 512;
+/// Call sites inspected to infer one parameter's value.
+const MAX_CALLERS: usize = 64;
+
+/// What an expression evaluates to, as far as registrations care.
+#[derive(Debug, Clone)]
+enum Val {
+    /// A module (in the tree or not), by dotted path.
+    Module(String),
+    /// A server class of the framework (not a subclass defined in the tree).
+    ServerClass(ServerStyle),
+    /// A server object; the id names a server bound at module level (for `mount`).
+    Server(ServerStyle, Option<u32>),
+    /// `server.tool` (not yet called); `server` is the object's source text.
+    Method {
+        style: ServerStyle,
+        method: String,
+        server: String,
+    },
+    /// `server.tool(...)`: a decorator carrying the registration arguments, written in module
+    /// `module` (for constant names and descriptions).
+    Decorator {
+        style: ServerStyle,
+        method: String,
+        args: Vec<Arg>,
+        module: usize,
+        server: String,
+    },
+    /// A class defined in the tree, and an instance of it.
+    Class(usize, String),
+    /// An instance of a tree class; the id as for [`Val::Server`] when it is a server.
+    Instance(usize, String, Option<u32>),
+    Func(usize, FuncId),
+    /// Something from outside the tree that is known not to be a server (`toolbox.Registry()`).
+    External,
+}
+
+type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
+/// Calls by the last segment of their callee: (module, function, call).
+type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
+type DictItems = Vec<(Option<Expr>, Expr)>;
+
+/// A name bound in a function body (or at module level).
+enum Bind<'a> {
+    Value(&'a Expr),
+    Def(FuncId),
+    Class(&'a str),
+    Import(&'a Import),
+}
+
+/// A loop variable bound to one element of a literal collection while its body is unrolled;
+/// the element is evaluated where the collection was written.
+#[derive(Clone)]
+struct Subst {
+    name: String,
+    value: Expr,
+    module: usize,
+    func: FuncId,
+}
+
+#[derive(Clone, Copy)]
+struct Env<'s> {
+    m: usize,
+    f: FuncId,
+    subst: &'s [Subst],
+}
+
+/// A function that registers one of its parameters (`def register(fn): mcp.tool()(fn)`).
+#[derive(Clone)]
+struct Wrapper {
+    param: usize,
+    param_name: String,
+    style: ServerStyle,
+    method: String,
+    args: Vec<Arg>,
+    module: usize,
+    server: String,
+}
+
+enum Handler {
+    /// Functions with the registration arguments the handler expression itself carries
+    /// (`Tool.from_function(fn, name="x")`).
+    Funcs(Vec<(usize, FuncId, Vec<Arg>)>),
+    /// A parameter of the enclosing function: that function is a registration wrapper.
+    Param(usize, String),
+    /// A declared non-function object from a framework (a `TextResource`): nothing to analyse.
+    Opaque,
+    Unresolved(String),
+}
+
+/// A low-level `call_tool` dispatcher registered on a resolved server.
+#[derive(Debug, Clone)]
+struct Dispatcher {
+    module: usize,
+    func: FuncId,
+    span: Span,
+    server: String,
+    /// Tool name → handler, when the dispatcher looks the handler up in a mapping.
+    mapping: Vec<(String, usize, FuncId)>,
+}
+
+/// Result of [`resolve_tree`].
+#[derive(Debug, Default)]
+pub(crate) struct Resolution {
+    pub registration_sites: usize,
+    pub gaps: Vec<CoverageGap>,
+}
+
+struct Resolver<'a> {
+    mods: &'a [Module],
+    fw: &'static Frameworks,
+    by_name: HashMap<&'a str, usize>,
+    /// Suffix lookups of [`Resolver::module_idx`], hits and misses.
+    suffix_memo: RefCell<HashMap<String, Option<usize>>>,
+    /// Modules that import a framework package: an unresolved `.tool` there is ambiguous.
+    framework_aware: Vec<bool>,
+    binds: RefCell<HashMap<(usize, FuncId), BindTable<'a>>>,
+    memo: RefCell<HashMap<(usize, FuncId, String), Option<Val>>>,
+    class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
+    /// Calls by the last segment of their callee, for parameter inference (built lazily).
+    calls_by_name: RefCell<Option<CallIndex<'a>>>,
+    wrappers: HashMap<(usize, FuncId), Wrapper>,
+    /// Names a registration may be reached through: registration methods, wrapper names and
+    /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
+    candidates: HashSet<String>,
+    entries: Vec<Vec<EntryPoint>>,
+    seen: HashSet<(usize, FuncId, EntityKind, String)>,
+    consts: HashMap<usize, HashMap<String, String>>,
+    dispatchers: Vec<Dispatcher>,
+    /// Servers bound at module level, by id.
+    server_ids: RefCell<Vec<(usize, String)>>,
+    /// `parent.mount(child, namespace="x")`: (child id, prefix).
+    mounts: Vec<(u32, String)>,
+    /// The server id of each entry in `entries`, in step.
+    entry_sids: Vec<Vec<Option<u32>>>,
+    out: Resolution,
+}
+
+/// Resolves every module's registrations; entries are appended to the modules.
+pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
+    let fw = python_frameworks();
+    let (entries, mut out, dispatchers) = {
+        let mut r = Resolver::new(mods, fw);
+        r.run();
+        r.apply_mounts();
+        (r.entries, r.out, r.dispatchers)
+    };
+    for (m, mut es) in mods.iter_mut().zip(entries) {
+        m.entry_points.append(&mut es);
+    }
+    super::dispatch::split_dispatchers(mods, fw, &dispatchers_of(dispatchers), &mut out.gaps);
+    for m in mods.iter_mut() {
+        m.entry_points.sort_by_key(|e| e.span.start_byte);
+    }
+    out
+}
+
+fn dispatchers_of(ds: Vec<Dispatcher>) -> Vec<super::dispatch::Site> {
+    ds.into_iter()
+        .map(|d| super::dispatch::Site {
+            module: d.module,
+            func: d.func,
+            span: d.span,
+            server: d.server,
+            mapping: d.mapping,
+        })
+        .collect()
+}
+
+fn last_segment(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(n),
+        ExprKind::Attribute { attr, .. } => Some(attr),
+        _ => None,
+    }
+}
+
+fn text_of(e: &Expr) -> String {
+    e.dotted_path().unwrap_or_else(|| match &e.kind {
+        ExprKind::Call { callee, .. } => format!("{}()", text_of(callee)),
+        ExprKind::Attribute { value, attr } => format!("{}.{attr}", text_of(value)),
+        _ => "<expr>".to_string(),
+    })
+}
+
+/// Every call expression inside `e` (not inside lambdas, which are functions of their own).
+fn each_call<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    each_call_in(e, out, &mut None);
+}
+
+/// Like [`each_call`]; with `comps`, comprehensions are handed back whole (their iterables'
+/// calls still collected) so their elements can be visited once per literal element.
+fn each_call_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>, comps: &mut Option<&mut Vec<&'e Expr>>) {
+    let each_call =
+        |x: &'e Expr, out: &mut Vec<&'e Expr>, comps: &mut Option<&mut Vec<&'e Expr>>| {
+            each_call_in(x, out, comps)
+        };
+    match &e.kind {
+        ExprKind::Call { callee, args } => {
+            out.push(e);
+            each_call(callee, out, comps);
+            for a in args {
+                each_call(&a.value, out, comps);
+            }
+        }
+        ExprKind::Attribute { value, .. } => each_call(value, out, comps),
+        ExprKind::Index { value, index } => {
+            each_call(value, out, comps);
+            each_call(index, out, comps);
+        }
+        ExprKind::Binary { left, right, .. } => {
+            each_call(left, out, comps);
+            each_call(right, out, comps);
+        }
+        ExprKind::Unary { operand: x, .. }
+        | ExprKind::Await(x)
+        | ExprKind::Starred(x)
+        | ExprKind::NamedExpr { value: x, .. } => each_call(x, out, comps),
+        ExprKind::Conditional { test, body, orelse } => {
+            each_call(test, out, comps);
+            each_call(body, out, comps);
+            each_call(orelse, out, comps);
+        }
+        ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+            for x in xs {
+                each_call(x, out, comps);
+            }
+        }
+        ExprKind::Dict(items) => {
+            for (k, v) in items {
+                if let Some(k) = k {
+                    each_call(k, out, comps);
+                }
+                each_call(v, out, comps);
+            }
+        }
+        ExprKind::Comprehension {
+            elements,
+            clauses,
+            conditions,
+        } => {
+            if let Some(c) = comps.as_deref_mut() {
+                c.push(e);
+                for (_, it) in clauses {
+                    each_call(it, out, comps);
+                }
+                return;
+            }
+            for x in elements.iter().chain(conditions) {
+                each_call(x, out, comps);
+            }
+            for (_, it) in clauses {
+                each_call(it, out, comps);
+            }
+        }
+        ExprKind::FormatStr(parts) => {
+            for p in parts {
+                if let mcp_scan_ir::StrPart::Expr(x) = p {
+                    each_call(x, out, comps);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Expressions a statement evaluates directly (not its nested blocks).
+fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
+    match &s.kind {
+        StmtKind::Assign { targets, value } => {
+            let mut v: Vec<&Expr> = targets.iter().collect();
+            v.push(value);
+            v
+        }
+        StmtKind::AugAssign { target, value, .. } => vec![target, value],
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => vec![e],
+        StmtKind::If { test, .. } | StmtKind::While { test, .. } => vec![test],
+        StmtKind::For { iter, .. } => vec![iter],
+        StmtKind::With { items, .. } => items.iter().map(|i| &i.context).collect(),
+        StmtKind::Match { subject, .. } => vec![subject],
+        StmtKind::Delete(xs) => xs.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Nested statement blocks of a statement.
+fn stmt_blocks(s: &Stmt) -> Vec<&[Stmt]> {
+    match &s.kind {
+        StmtKind::If { then, orelse, .. } => vec![then, orelse],
+        StmtKind::While { body, orelse, .. } | StmtKind::For { body, orelse, .. } => {
+            vec![body, orelse]
+        }
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finally,
+        } => {
+            let mut v: Vec<&[Stmt]> = vec![body, orelse, finally];
+            v.extend(handlers.iter().map(|h| h.body.as_slice()));
+            v
+        }
+        StmtKind::With { body, .. } => vec![body],
+        StmtKind::Match { arms, .. } => arms.iter().map(|a| a.body.as_slice()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn collect_binds<'a>(stmts: &'a [Stmt], out: &mut HashMap<&'a str, Vec<Bind<'a>>>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { targets, value } => {
+                for t in targets {
+                    bind_target(t, value, out);
+                }
+            }
+            StmtKind::FunctionDef { name, func } => {
+                out.entry(name.as_str()).or_default().push(Bind::Def(*func));
+            }
+            StmtKind::ClassDef { name } => {
+                out.entry(name.as_str())
+                    .or_default()
+                    .push(Bind::Class(name.as_str()));
+            }
+            StmtKind::Import(imports) => {
+                for i in imports {
+                    out.entry(i.local.as_str())
+                        .or_default()
+                        .push(Bind::Import(i));
+                }
+            }
+            StmtKind::With { items, .. } => {
+                for i in items {
+                    if let Some(t) = &i.target {
+                        bind_target(t, &i.context, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+        for b in stmt_blocks(s) {
+            collect_binds(b, out);
+        }
+    }
+}
+
+fn bind_target<'a>(t: &'a Expr, value: &'a Expr, out: &mut HashMap<&'a str, Vec<Bind<'a>>>) {
+    match (&t.kind, &value.kind) {
+        (ExprKind::Name(n), _) => out.entry(n.as_str()).or_default().push(Bind::Value(value)),
+        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(vs) | ExprKind::List(vs))
+            if ts.len() == vs.len() =>
+        {
+            for (t, v) in ts.iter().zip(vs) {
+                bind_target(t, v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `Optional["FastMCP"]`, `FastMCP | None`, `"mcp.server.FastMCP"` → the dotted class names in
+/// an annotation.
+fn annotation_names(a: &str) -> Vec<String> {
+    a.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|s| !matches!(*s, "Optional" | "Union" | "None" | "typing" | "Annotated"))
+        .map(str::to_string)
+        .collect()
+}
+
+impl<'a> Resolver<'a> {
+    fn new(mods: &'a [Module], fw: &'static Frameworks) -> Self {
+        let mut by_name: HashMap<&'a str, usize> = HashMap::new();
+        for (i, m) in mods.iter().enumerate() {
+            by_name.entry(m.name.as_str()).or_insert(i);
+        }
+        let framework_aware = mods
+            .iter()
+            .map(|m| m.imports.iter().any(|i| fw.is_framework_module(&i.module)))
+            .collect();
+        let mut candidates: HashSet<String> =
+            fw.registrations.iter().map(|r| r.method.clone()).collect();
+        candidates.extend(fw.low_level.dispatcher_methods.iter().cloned());
+        for c in &fw.server_classes {
+            candidates.insert(c.name.clone());
+        }
+        candidates.insert("mount".to_string());
+        candidates.insert("import_server".to_string());
+        Resolver {
+            mods,
+            fw,
+            by_name,
+            suffix_memo: RefCell::new(HashMap::new()),
+            framework_aware,
+            binds: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::new()),
+            class_styles: RefCell::new(HashMap::new()),
+            calls_by_name: RefCell::new(None),
+            wrappers: HashMap::new(),
+            candidates,
+            entries: vec![Vec::new(); mods.len()],
+            seen: HashSet::new(),
+            consts: HashMap::new(),
+            dispatchers: Vec::new(),
+            server_ids: RefCell::new(Vec::new()),
+            mounts: Vec::new(),
+            entry_sids: vec![Vec::new(); mods.len()],
+            out: Resolution::default(),
+        }
+    }
+
+    /// A module of the tree by dotted path; a tree scanned above its import root
+    /// (`src/pkg/app.py` imported as `pkg.app`) matches on a dotted suffix.
+    fn module_idx(&self, path: &str) -> Option<usize> {
+        if path.is_empty() {
+            return None;
+        }
+        if let Some(&i) = self.by_name.get(path) {
+            return Some(i);
+        }
+        if let Some(hit) = self.suffix_memo.borrow().get(path) {
+            return *hit;
+        }
+        let suffix = format!(".{path}");
+        let hit = self.mods.iter().position(|m| m.name.ends_with(&suffix));
+        self.suffix_memo.borrow_mut().insert(path.to_string(), hit);
+        hit
+    }
+
+    fn func(&self, m: usize, f: FuncId) -> Option<&'a Function> {
+        self.mods.get(m).and_then(|md| md.functions.get(f))
+    }
+
+    fn with_binds<T>(
+        &self,
+        m: usize,
+        f: FuncId,
+        name: &str,
+        k: impl FnOnce(&[Bind<'a>]) -> T,
+    ) -> T {
+        let mut binds = self.binds.borrow_mut();
+        let table = binds.entry((m, f)).or_insert_with(|| {
+            let mut t = HashMap::new();
+            if let Some(func) = self.func(m, f) {
+                collect_binds(&func.body, &mut t);
+            }
+            t
+        });
+        let list = table.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        // Copy out what the continuation needs: binds borrow the modules, not the table.
+        let copied: Vec<Bind<'a>> = list
+            .iter()
+            .map(|b| match b {
+                Bind::Value(e) => Bind::Value(e),
+                Bind::Def(d) => Bind::Def(*d),
+                Bind::Class(c) => Bind::Class(c),
+                Bind::Import(i) => Bind::Import(i),
+            })
+            .collect();
+        drop(binds);
+        k(&copied)
+    }
+
+    // ------------------------------------------------------------------ evaluation
+
+    fn lookup(&self, m: usize, f: FuncId, name: &str, depth: usize) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let key = (m, f, name.to_string());
+        if let Some(v) = self.memo.borrow().get(&key) {
+            return v.clone();
+        }
+        self.memo.borrow_mut().insert(key.clone(), None);
+        let v = self.lookup_uncached(m, f, name, depth);
+        self.memo.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn lookup_uncached(&self, m: usize, f: FuncId, name: &str, depth: usize) -> Option<Val> {
+        let env = Env { m, f, subst: &[] };
+        let (found, bound) = self.with_binds(m, f, name, |binds| {
+            let mut found = None;
+            for b in binds.iter().rev() {
+                let v = match b {
+                    Bind::Value(e) => self.eval(e, env, depth + 1),
+                    Bind::Def(d) => Some(Val::Func(m, *d)),
+                    Bind::Class(c) => Some(Val::Class(m, c.to_string())),
+                    Bind::Import(i) => self.resolve_import(i, depth + 1),
+                };
+                if v.is_some() {
+                    found = v;
+                    break;
+                }
+            }
+            (found, !binds.is_empty())
+        });
+        if f == Module::TOP_LEVEL {
+            let is_server = match &found {
+                Some(Val::Server(_, None)) => true,
+                Some(Val::Instance(cm, c, None)) => self.class_style(*cm, c, depth + 1).is_some(),
+                _ => false,
+            };
+            if is_server {
+                let mut ids = self.server_ids.borrow_mut();
+                let id = ids.len() as u32;
+                ids.push((m, name.to_string()));
+                drop(ids);
+                return match found {
+                    Some(Val::Server(style, _)) => Some(Val::Server(style, Some(id))),
+                    Some(Val::Instance(cm, c, _)) => Some(Val::Instance(cm, c, Some(id))),
+                    other => other,
+                };
+            }
+        }
+        if found.is_some() {
+            return found;
+        }
+        let func = self.func(m, f)?;
+        if f != Module::TOP_LEVEL {
+            if let Some(i) = func.params.iter().position(|p| p.name == name) {
+                return self.param_value(m, f, i, depth + 1);
+            }
+            if bound {
+                // A local that resolves to nothing we know: Python would not look further out.
+                return None;
+            }
+            let outer = func.parent.unwrap_or(Module::TOP_LEVEL);
+            return self.lookup(m, outer, name, depth + 1);
+        }
+        // Module level: imports (all of them, so a `try/except ImportError` shim resolves
+        // through whichever branch names a server), then `from x import *`.
+        let md = &self.mods[m];
+        for i in md.imports.iter().rev().filter(|i| i.local == name) {
+            if let Some(v) = self.resolve_import(i, depth + 1) {
+                return Some(v);
+            }
+        }
+        for i in md.imports.iter().filter(|i| i.local == "*") {
+            if let Some(mi) = self.module_idx(&i.module)
+                && mi != m
+                && let Some(v) = self.lookup(mi, Module::TOP_LEVEL, name, depth + 1)
+            {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn resolve_import(&self, i: &Import, depth: usize) -> Option<Val> {
+        match i.symbol.as_deref() {
+            Some("*") => None,
+            Some(sym) => {
+                let full = format!("{}.{sym}", i.module);
+                if let Some(mi) = self.module_idx(&i.module)
+                    && let Some(v) = self.lookup(mi, Module::TOP_LEVEL, sym, depth + 1)
+                {
+                    return Some(v);
+                }
+                if self.module_idx(&full).is_some() {
+                    return Some(Val::Module(full));
+                }
+                if self.module_idx(&i.module).is_some() {
+                    return None;
+                }
+                match self.fw.server_style(&full) {
+                    Some(s) => Some(Val::ServerClass(s)),
+                    None => Some(Val::Module(full)),
+                }
+            }
+            None => Some(Val::Module(i.module.clone())),
+        }
+    }
+
+    /// A parameter: `self`/`cls` of a method, an annotation naming a server class, or what
+    /// the function's callers in the tree pass for it.
+    fn param_value(&self, m: usize, f: FuncId, i: usize, depth: usize) -> Option<Val> {
+        let func = self.func(m, f)?;
+        let p = func.params.get(i)?;
+        if i == 0
+            && let Some(class) = &func.class
+        {
+            let is_static = func
+                .decorators
+                .iter()
+                .any(|d| last_segment(d) == Some("staticmethod"));
+            let is_classmethod = func
+                .decorators
+                .iter()
+                .any(|d| last_segment(d) == Some("classmethod"));
+            if !is_static {
+                return Some(if is_classmethod {
+                    Val::Class(m, class.clone())
+                } else {
+                    Val::Instance(m, class.clone(), None)
+                });
+            }
+        }
+        let outer = Env {
+            m,
+            f: func.parent.unwrap_or(Module::TOP_LEVEL),
+            subst: &[],
+        };
+        if let Some(a) = &p.annotation {
+            for name in annotation_names(a) {
+                match self.eval_dotted(&name, outer, depth + 1) {
+                    Some(Val::ServerClass(s)) => return Some(Val::Server(s, None)),
+                    Some(Val::Class(cm, c)) => return Some(Val::Instance(cm, c, None)),
+                    _ => {}
+                }
+            }
+        }
+        self.param_from_callers(m, f, i, depth + 1)
+    }
+
+    fn param_from_callers(&self, m: usize, f: FuncId, i: usize, depth: usize) -> Option<Val> {
+        let func = self.func(m, f)?;
+        let p = func.params.get(i)?;
+        if p.variadic || p.keywords {
+            return None;
+        }
+        self.ensure_call_index();
+        let calls: Vec<(usize, FuncId, &'a Expr)> = self
+            .calls_by_name
+            .borrow()
+            .as_ref()
+            .and_then(|idx| idx.get(func.name.as_str()).cloned())
+            .unwrap_or_default();
+        for (cm, cf, call) in calls.into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let env = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            match self.eval(callee, env, depth + 1) {
+                Some(Val::Func(tm, tf)) if tm == m && tf == f => {}
+                _ => continue,
+            }
+            // A bound method call does not pass `self` positionally.
+            let offset = usize::from(
+                func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }),
+            );
+            let arg = args
+                .iter()
+                .find(|a| a.name.as_deref() == Some(p.name.as_str()))
+                .or_else(|| {
+                    i.checked_sub(offset).and_then(|pos| {
+                        args.iter()
+                            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                            .nth(pos)
+                    })
+                });
+            if let Some(a) = arg
+                && let Some(v) = self.eval(&a.value, env, depth + 1)
+            {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn ensure_call_index(&self) {
+        if self.calls_by_name.borrow().is_some() {
+            return;
+        }
+        let mut idx: HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>> = HashMap::new();
+        for (mi, md) in self.mods.iter().enumerate() {
+            for (fi, func) in md.functions.iter().enumerate() {
+                let mut calls = Vec::new();
+                walk_stmts(&func.body, &mut |s| {
+                    for e in stmt_exprs(s) {
+                        each_call(e, &mut calls);
+                    }
+                });
+                for c in calls {
+                    if let ExprKind::Call { callee, .. } = &c.kind
+                        && let Some(last) = last_segment(callee)
+                    {
+                        idx.entry(last).or_default().push((mi, fi, c));
+                    }
+                }
+            }
+        }
+        *self.calls_by_name.borrow_mut() = Some(idx);
+    }
+
+    fn eval_dotted(&self, dotted: &str, env: Env, depth: usize) -> Option<Val> {
+        let mut parts = dotted.split('.');
+        let head = parts.next()?;
+        let mut v = self.lookup(env.m, env.f, head, depth + 1)?;
+        for p in parts {
+            v = self.attr(v, p, dotted, depth + 1)?;
+        }
+        Some(v)
+    }
+
+    fn eval(&self, e: &Expr, env: Env, depth: usize) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    return self.eval(&s.value, inner, depth + 1);
+                }
+                self.lookup(env.m, env.f, n, depth + 1)
+            }
+            ExprKind::Attribute { value, attr } => {
+                let v = self.eval(value, env, depth + 1)?;
+                self.attr(v, attr, &text_of(value), depth + 1)
+            }
+            ExprKind::Call { callee, args } => {
+                // `getattr(obj, "name")` with a constant name is `obj.name`.
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "getattr")
+                    && let [obj, name, ..] = args.as_slice()
+                    && let Some(attr) = self.const_of(&name.value, env, depth + 1)
+                {
+                    let v = self.eval(&obj.value, env, depth + 1)?;
+                    return self.attr(v, &attr, &text_of(&obj.value), depth + 1);
+                }
+                let v = self.eval(callee, env, depth + 1)?;
+                self.call(v, args, env, depth + 1)
+            }
+            ExprKind::Await(x) | ExprKind::NamedExpr { value: x, .. } => {
+                self.eval(x, env, depth + 1)
+            }
+            ExprKind::Conditional { body, orelse, .. } => self
+                .eval(body, env, depth + 1)
+                .or_else(|| self.eval(orelse, env, depth + 1)),
+            ExprKind::Binary { op, left, right } if op == "or" => self
+                .eval(left, env, depth + 1)
+                .or_else(|| self.eval(right, env, depth + 1)),
+            ExprKind::Lambda(f) => Some(Val::Func(env.m, *f)),
+            _ => None,
+        }
+    }
+
+    fn server_attr(&self, style: ServerStyle, attr: &str, server: &str) -> Option<Val> {
+        let known = match style {
+            ServerStyle::Decorator => self.fw.registration(attr).is_some(),
+            ServerStyle::LowLevel => {
+                self.fw
+                    .low_level
+                    .dispatcher_methods
+                    .iter()
+                    .any(|m| m == attr)
+                    || self.fw.low_level.listing_methods.iter().any(|m| m == attr)
+            }
+        };
+        known.then(|| Val::Method {
+            style,
+            method: attr.to_string(),
+            server: server.to_string(),
+        })
+    }
+
+    fn attr(&self, v: Val, attr: &str, server: &str, depth: usize) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match v {
+            Val::Module(p) => {
+                let full = format!("{p}.{attr}");
+                if let Some(mi) = self.module_idx(&p) {
+                    if let Some(v) = self.lookup(mi, Module::TOP_LEVEL, attr, depth + 1) {
+                        return Some(v);
+                    }
+                    return self.module_idx(&full).map(|_| Val::Module(full));
+                }
+                if self.module_idx(&full).is_some() {
+                    return Some(Val::Module(full));
+                }
+                match self.fw.server_style(&full) {
+                    Some(s) => Some(Val::ServerClass(s)),
+                    None => Some(Val::Module(full)),
+                }
+            }
+            Val::Server(style, sid) => self
+                .server_attr(style, attr, &tag_server(server, sid))
+                .or(Some(Val::External)),
+            // `FastMCP.from_openapi(...)`, `FastMCP.as_proxy(...)`: alternate constructors.
+            Val::ServerClass(s) => Some(Val::ServerClass(s)),
+            Val::Instance(cm, c, sid) => {
+                if let Some(style) = self.class_style(cm, &c, depth + 1)
+                    && let Some(v) = self.server_attr(style, attr, &tag_server(server, sid))
+                {
+                    return Some(v);
+                }
+                self.member(cm, &c, attr, true, depth + 1)
+            }
+            Val::Class(cm, c) => self.member(cm, &c, attr, false, depth + 1),
+            Val::External => Some(Val::External),
+            _ => None,
+        }
+    }
+
+    /// An attribute of a tree class or its instances: `self.x = ...` in a method, a class-body
+    /// assignment, a method; then the bases defined in the tree.
+    fn member(
+        &self,
+        m: usize,
+        class: &str,
+        attr: &str,
+        instance: bool,
+        depth: usize,
+    ) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let md = &self.mods[m];
+        let c = md.classes.iter().find(|c| c.name == class)?;
+        for &meth in &c.methods {
+            if md.functions[meth].name == attr {
+                return Some(Val::Func(m, meth));
+            }
+        }
+        // Class body code lives in a synthetic `<body>` function.
+        for (fi, f) in md.functions.iter().enumerate() {
+            if f.name == "<body>" && f.class.as_deref() == Some(class) {
+                if let Some(v) = self.lookup_local_only(m, fi, attr, depth + 1) {
+                    return Some(v);
+                }
+            }
+        }
+        if instance {
+            for &meth in &c.methods {
+                let mut found = None;
+                walk_stmts(&md.functions[meth].body, &mut |s| {
+                    if found.is_some() {
+                        return;
+                    }
+                    if let StmtKind::Assign { targets, value } = &s.kind {
+                        for t in targets {
+                            if let ExprKind::Attribute {
+                                value: obj,
+                                attr: a,
+                            } = &t.kind
+                                && a == attr
+                                && matches!(&obj.kind, ExprKind::Name(n) if n == "self")
+                            {
+                                found = Some(value);
+                            }
+                        }
+                    }
+                });
+                if let Some(value) = found {
+                    let env = Env {
+                        m,
+                        f: meth,
+                        subst: &[],
+                    };
+                    if let Some(v) = self.eval(value, env, depth + 1) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        let outer = Env {
+            m,
+            f: Module::TOP_LEVEL,
+            subst: &[],
+        };
+        for b in &c.bases {
+            let base = b.split('[').next().unwrap_or(b);
+            if let Some(Val::Class(bm, bc)) = self.eval_dotted(base, outer, depth + 1)
+                && !(bm == m && bc == class)
+                && let Some(v) = self.member(bm, &bc, attr, instance, depth + 1)
+            {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn lookup_local_only(&self, m: usize, f: FuncId, name: &str, depth: usize) -> Option<Val> {
+        let env = Env { m, f, subst: &[] };
+        self.with_binds(m, f, name, |binds| {
+            binds.iter().rev().find_map(|b| match b {
+                Bind::Value(e) => self.eval(e, env, depth + 1),
+                Bind::Def(d) => Some(Val::Func(m, *d)),
+                Bind::Class(c) => Some(Val::Class(m, c.to_string())),
+                Bind::Import(i) => self.resolve_import(i, depth + 1),
+            })
+        })
+    }
+
+    /// The server style a tree class inherits, through its bases.
+    fn class_style(&self, m: usize, class: &str, depth: usize) -> Option<ServerStyle> {
+        let key = (m, class.to_string());
+        if let Some(s) = self.class_styles.borrow().get(&key) {
+            return *s;
+        }
+        self.class_styles.borrow_mut().insert(key.clone(), None);
+        let md = &self.mods[m];
+        let mut style = None;
+        if let Some(c) = md.classes.iter().find(|c| c.name == class) {
+            let env = Env {
+                m,
+                f: Module::TOP_LEVEL,
+                subst: &[],
+            };
+            for b in &c.bases {
+                let base = b.split('[').next().unwrap_or(b);
+                style = match self.eval_dotted(base, env, depth + 1) {
+                    Some(Val::ServerClass(s)) => Some(s),
+                    Some(Val::Class(bm, bc)) => self.class_style(bm, &bc, depth + 1),
+                    _ => None,
+                };
+                if style.is_some() {
+                    break;
+                }
+            }
+        }
+        self.class_styles.borrow_mut().insert(key, style);
+        style
+    }
+
+    fn call(&self, v: Val, args: &[Arg], env: Env, depth: usize) -> Option<Val> {
+        match v {
+            Val::ServerClass(s) => Some(Val::Server(s, None)),
+            Val::Class(m, c) => Some(Val::Instance(m, c, None)),
+            Val::Method {
+                style,
+                method,
+                server,
+            } => {
+                if style == ServerStyle::Decorator {
+                    let reg = self.fw.registration(&method)?;
+                    // `mcp.tool(fn)` registers directly and returns a tool, not a decorator.
+                    if reg.imperative || self.first_arg_is_handler(args, env, depth) {
+                        return Some(Val::External);
+                    }
+                }
+                Some(Val::Decorator {
+                    style,
+                    method,
+                    args: substitute(args, env.subst),
+                    module: env.m,
+                    server,
+                })
+            }
+            Val::Func(m, f) => {
+                // Parameters bound to the call's arguments, so `return mcp.resource(uri)` keeps
+                // the caller's URI.
+                let mut subst = Vec::new();
+                if let Some(func) = self.func(m, f) {
+                    let positional = args
+                        .iter()
+                        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                    let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+                    let skip = usize::from(func.class.is_some());
+                    for (p, a) in params.skip(skip).zip(positional) {
+                        subst.push(bound_arg(&p.name, &a.value, env));
+                    }
+                    for a in args {
+                        if let Some(n) = &a.name
+                            && func.params.iter().any(|p| &p.name == n)
+                        {
+                            subst.push(bound_arg(n, &a.value, env));
+                        }
+                    }
+                }
+                self.returns(m, f, &subst, depth + 1)
+            }
+            Val::Module(p) if self.module_idx(&p).is_none() => Some(Val::External),
+            Val::External => Some(Val::External),
+            _ => None,
+        }
+    }
+
+    /// `mcp.tool(fn)` (fastmcp) registers directly; `mcp.tool("name")` builds a decorator.
+    fn first_arg_is_handler(&self, args: &[Arg], env: Env, depth: usize) -> bool {
+        match args.first() {
+            Some(a) if a.name.is_none() && !a.spread && !a.spread_keywords => {
+                matches!(self.handler(&a.value, env, depth + 1), Handler::Funcs(_))
+            }
+            _ => false,
+        }
+    }
+
+    /// What a tree function returns: the first `return` that resolves.
+    fn returns(&self, m: usize, f: FuncId, subst: &[Subst], depth: usize) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let func = self.func(m, f)?;
+        let env = Env { m, f, subst };
+        let mut found = None;
+        walk_stmts(&func.body, &mut |s| {
+            if found.is_none()
+                && let StmtKind::Return(Some(e)) = &s.kind
+            {
+                found = self.eval(e, env, depth + 1);
+            }
+        });
+        if found.is_none() && func.name.starts_with("<lambda") {
+            // Lambdas lower to a single `return`; nothing else to try.
+            return None;
+        }
+        found
+    }
+
+    // ------------------------------------------------------------------ sites
+
+    fn run(&mut self) {
+        self.collect_candidates();
+        // Wrappers first: decorators and calls elsewhere are resolved through them.
+        for pass in [Pass::Wrappers, Pass::Sites] {
+            for m in 0..self.mods.len() {
+                for f in 0..self.mods[m].functions.len() {
+                    if pass == Pass::Wrappers
+                        && (f == Module::TOP_LEVEL || self.mods[m].functions[f].params.is_empty())
+                    {
+                        continue;
+                    }
+                    if pass == Pass::Sites {
+                        self.decorators(m, f);
+                    }
+                    let mods = self.mods;
+                    let body = &mods[m].functions[f].body;
+                    let env = Env { m, f, subst: &[] };
+                    self.walk_body(body, env, pass, 0);
+                }
+            }
+            if pass == Pass::Wrappers {
+                for w in self.wrappers.keys() {
+                    let name = &self.mods[w.0].functions[w.1].name;
+                    self.candidates.insert(name.clone());
+                }
+                // A decorator factory returning a wrapper: `@tool("x")`.
+                let mut factories = Vec::new();
+                for &(m, f) in self.wrappers.keys() {
+                    if let Some(p) = self.mods[m].functions[f].parent {
+                        factories.push(self.mods[m].functions[p].name.clone());
+                    }
+                }
+                self.candidates.extend(factories);
+            }
+        }
+    }
+
+    /// Names assigned from `x.tool` / `x.tool(...)` anywhere (aliases of registration methods).
+    fn collect_candidates(&mut self) {
+        let regs: HashSet<String> = self.candidates.clone();
+        let mut found = Vec::new();
+        for md in self.mods {
+            for func in &md.functions {
+                walk_stmts(&func.body, &mut |s| {
+                    if let StmtKind::Assign { targets, value } = &s.kind {
+                        let inner = match &value.kind {
+                            ExprKind::Call { callee, .. } => callee.as_ref(),
+                            _ => value,
+                        };
+                        if last_segment(inner).is_some_and(|l| regs.contains(l)) {
+                            for t in targets {
+                                if let Some(n) = last_segment(t) {
+                                    found.push(n.to_string());
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        self.candidates.extend(found);
+    }
+
+    fn walk_body(&mut self, body: &'a [Stmt], env: Env, pass: Pass, depth: usize) {
+        for s in body {
+            if let StmtKind::For {
+                target,
+                iter,
+                body: inner,
+                orelse,
+                ..
+            } = &s.kind
+                && depth < 4
+                && self.has_candidate(inner)
+                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+            {
+                self.visit_exprs(iter, env, pass);
+                for el in elems.iter().take(MAX_UNROLL) {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, em, ef, &mut subst);
+                    let inner_env = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    self.walk_body(inner, inner_env, pass, depth + 1);
+                }
+                self.walk_body(orelse, env, pass, depth + 1);
+                continue;
+            }
+            for e in stmt_exprs(s) {
+                self.visit_exprs(e, env, pass);
+            }
+            for b in stmt_blocks(s) {
+                self.walk_body(b, env, pass, depth + 1);
+            }
+        }
+    }
+
+    fn has_candidate(&self, body: &[Stmt]) -> bool {
+        let mut yes = false;
+        walk_stmts(body, &mut |s| {
+            if yes {
+                return;
+            }
+            let mut calls = Vec::new();
+            for e in stmt_exprs(s) {
+                each_call(e, &mut calls);
+            }
+            yes = calls.iter().any(|c| self.is_candidate(c));
+        });
+        yes
+    }
+
+    fn is_candidate(&self, call: &Expr) -> bool {
+        let ExprKind::Call { callee, .. } = &call.kind else {
+            return false;
+        };
+        match &callee.kind {
+            ExprKind::Call { .. } => true,
+            _ => last_segment(callee).is_some_and(|l| self.candidates.contains(l)),
+        }
+    }
+
+    fn visit_exprs(&mut self, e: &'a Expr, env: Env, pass: Pass) {
+        let mut calls = Vec::new();
+        let mut comps = Vec::new();
+        each_call_in(e, &mut calls, &mut Some(&mut comps));
+        for c in calls {
+            if let ExprKind::Call { callee, args } = &c.kind
+                && self.is_candidate(c)
+            {
+                self.call_site(c, callee, args, env, pass);
+            }
+        }
+        for comp in comps {
+            let ExprKind::Comprehension {
+                elements,
+                clauses,
+                conditions,
+            } = &comp.kind
+            else {
+                continue;
+            };
+            // `[mcp.add_tool(f) for f in (a, b)]`: once per element.
+            if let [(target, iter)] = clauses.as_slice()
+                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+            {
+                for el in elems.iter().take(MAX_UNROLL) {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, em, ef, &mut subst);
+                    let inner = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    for x in elements {
+                        self.visit_exprs(x, inner, pass);
+                    }
+                }
+                continue;
+            }
+            for x in elements.iter().chain(conditions) {
+                self.visit_exprs(x, env, pass);
+            }
+        }
+    }
+
+    /// A literal collection (through names, imports and `.items()`/`.values()`), with the
+    /// module and function its elements are written in.
+    fn literal_elements(
+        &self,
+        e: &Expr,
+        env: Env,
+        depth: usize,
+    ) -> Option<(Vec<Expr>, usize, FuncId)> {
+        if depth > 6 {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+                Some((xs.clone(), env.m, env.f))
+            }
+            ExprKind::Dict(items) => Some((
+                items.iter().filter_map(|(k, _)| k.clone()).collect(),
+                env.m,
+                env.f,
+            )),
+            ExprKind::Call { callee, args } if args.is_empty() => {
+                let ExprKind::Attribute { value, attr } = &callee.kind else {
+                    return None;
+                };
+                let (items, m, f) = self.literal_dict(value, env, depth + 1)?;
+                let out = match attr.as_str() {
+                    "items" => items
+                        .into_iter()
+                        .filter_map(|(k, v)| {
+                            let k = k?;
+                            let span = k.span;
+                            Some(Expr::new(ExprKind::Tuple(vec![k, v]), span))
+                        })
+                        .collect(),
+                    "values" => items.into_iter().map(|(_, v)| v).collect(),
+                    "keys" => items.into_iter().filter_map(|(k, _)| k).collect(),
+                    _ => return None,
+                };
+                Some((out, m, f))
+            }
+            ExprKind::Name(_) | ExprKind::Attribute { .. } => {
+                let (x, m, f) = self.literal_binding(e, env, depth + 1)?;
+                let inner = Env { m, f, subst: &[] };
+                self.literal_elements(x, inner, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    fn literal_dict(&self, e: &Expr, env: Env, depth: usize) -> Option<(DictItems, usize, FuncId)> {
+        match &e.kind {
+            ExprKind::Dict(items) => Some((items.clone(), env.m, env.f)),
+            ExprKind::Name(_) | ExprKind::Attribute { .. } if depth < 6 => {
+                let (x, m, f) = self.literal_binding(e, env, depth + 1)?;
+                self.literal_dict(x, Env { m, f, subst: &[] }, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The literal a name is assigned (`TOOLS = [a, b]`), here, in an enclosing scope, or in
+    /// the module it is imported from.
+    fn literal_binding(
+        &self,
+        e: &Expr,
+        env: Env,
+        depth: usize,
+    ) -> Option<(&'a Expr, usize, FuncId)> {
+        let is_lit = |x: &Expr| {
+            matches!(
+                x.kind,
+                ExprKind::List(_)
+                    | ExprKind::Tuple(_)
+                    | ExprKind::Set(_)
+                    | ExprKind::Dict(_)
+                    | ExprKind::Name(_)
+                    | ExprKind::Attribute { .. }
+            )
+        };
+        self.binding_where(e, env, &is_lit, depth)
+    }
+
+    /// The last expression assigned to a name that satisfies `pred`, in this scope, an enclosing
+    /// one, or the module it is imported from.
+    fn binding_where(
+        &self,
+        e: &Expr,
+        env: Env,
+        is_lit: &dyn Fn(&Expr) -> bool,
+        depth: usize,
+    ) -> Option<(&'a Expr, usize, FuncId)> {
+        if depth > 6 {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let mut f = env.f;
+                loop {
+                    let hit = self.with_binds(env.m, f, n, |binds| {
+                        binds.iter().rev().find_map(|b| match b {
+                            Bind::Value(x) if is_lit(x) => Some(*x),
+                            _ => None,
+                        })
+                    });
+                    if let Some(x) = hit {
+                        if matches!(&x.kind, ExprKind::Name(k) if k == n) {
+                            return None;
+                        }
+                        return Some((x, env.m, f));
+                    }
+                    if f == Module::TOP_LEVEL {
+                        break;
+                    }
+                    f = self.func(env.m, f)?.parent.unwrap_or(Module::TOP_LEVEL);
+                }
+                let md = &self.mods[env.m];
+                let imp = md.imports.iter().rev().find(|i| &i.local == n)?;
+                let sym = imp.symbol.as_deref()?;
+                let mi = self.module_idx(&imp.module)?;
+                let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
+                let (x, m, f) = self.binding_where(
+                    &name,
+                    Env {
+                        m: mi,
+                        f: Module::TOP_LEVEL,
+                        subst: &[],
+                    },
+                    is_lit,
+                    depth + 1,
+                )?;
+                Some((x, m, f))
+            }
+            _ => None,
+        }
+    }
+
+    fn decorators(&mut self, m: usize, f: FuncId) {
+        let mods = self.mods;
+        let md = &mods[m];
+        let func = &md.functions[f];
+        if func.decorators.is_empty() {
+            return;
+        }
+        let env = Env {
+            m,
+            f: func.parent.unwrap_or(Module::TOP_LEVEL),
+            subst: &[],
+        };
+        for d in &func.decorators {
+            let v = self.eval(d, env, 0);
+            match v {
+                Some(Val::Decorator {
+                    style: ServerStyle::Decorator,
+                    method,
+                    args,
+                    module,
+                    server,
+                }) => {
+                    let Some(reg) = self.fw.registration(&method) else {
+                        continue;
+                    };
+                    self.out.registration_sites += 1;
+                    let (kind, positional) = (reg.kind, reg.positional);
+                    self.add_entry(kind, positional, &args, module, m, f, d.span, &server, &[]);
+                }
+                Some(Val::Method {
+                    style: ServerStyle::Decorator,
+                    method,
+                    server,
+                }) => {
+                    // `@mcp.tool` without parentheses.
+                    let Some(reg) = self.fw.registration(&method).filter(|r| !r.imperative) else {
+                        continue;
+                    };
+                    self.out.registration_sites += 1;
+                    let (kind, positional) = (reg.kind, reg.positional);
+                    self.add_entry(kind, positional, &[], m, m, f, d.span, &server, &[]);
+                }
+                Some(Val::Decorator {
+                    style: ServerStyle::LowLevel,
+                    method,
+                    server,
+                    ..
+                }) if self.fw.low_level.dispatcher_methods.contains(&method) => {
+                    self.out.registration_sites += 1;
+                    self.check_dispatcher(m, f, d.span, &server);
+                }
+                Some(Val::Func(wm, wf)) if self.wrappers.contains_key(&(wm, wf)) => {
+                    let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
+                        continue;
+                    };
+                    self.out.registration_sites += 1;
+                    self.wrapper_entry(&w, m, f, d.span, &[]);
+                }
+                None => {
+                    let inner = match &d.kind {
+                        ExprKind::Call { callee, .. } => callee.as_ref(),
+                        _ => d,
+                    };
+                    if let ExprKind::Attribute { value, attr } = &inner.kind
+                        && self.fw.registration(attr).is_some_and(|r| !r.imperative)
+                        && self.framework_aware[m]
+                    {
+                        self.out.registration_sites += 1;
+                        self.gap(
+                            m,
+                            d.span,
+                            format!(
+                                "`@{}.{attr}` on `{}`: `{}` could not be resolved to an MCP server",
+                                text_of(value),
+                                func.name,
+                                text_of(value)
+                            ),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
+    fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span, server: &str) {
+        if !self
+            .dispatchers
+            .iter()
+            .any(|d| d.module == m && d.func == f)
+        {
+            let mapping = self.handler_mapping(m, f);
+            self.dispatchers.push(Dispatcher {
+                module: m,
+                func: f,
+                span,
+                server: untag_server(server).0.to_string(),
+                mapping,
+            });
+        }
+    }
+
+    fn call_site(
+        &mut self,
+        call: &'a Expr,
+        callee: &'a Expr,
+        args: &'a [Arg],
+        env: Env,
+        pass: Pass,
+    ) {
+        if let ExprKind::Attribute { value, attr } = &callee.kind
+            && matches!(attr.as_str(), "mount" | "import_server")
+        {
+            if pass == Pass::Sites {
+                self.mount(value, args, env);
+            }
+            return;
+        }
+        let v = self.eval(callee, env, 0);
+        let (style, method, reg_args, reg_module, server, handler_args): (
+            ServerStyle,
+            String,
+            Vec<Arg>,
+            usize,
+            String,
+            &[Arg],
+        ) = match v {
+            Some(Val::Method {
+                style: ServerStyle::Decorator,
+                method,
+                server,
+            }) => {
+                let Some(reg) = self.fw.registration(&method) else {
+                    return;
+                };
+                if !reg.imperative && !self.first_arg_is_handler(args, env, 0) {
+                    // `mcp.tool(name="x")` builds a decorator; its application is the site.
+                    return;
+                }
+                let rest: Vec<Arg> = substitute(args.get(1..).unwrap_or(&[]), env.subst);
+                (ServerStyle::Decorator, method, rest, env.m, server, args)
+            }
+            Some(Val::Decorator {
+                style: ServerStyle::Decorator,
+                method,
+                args: dargs,
+                module,
+                server,
+            }) => (ServerStyle::Decorator, method, dargs, module, server, args),
+            Some(Val::Func(wm, wf)) if self.wrappers.contains_key(&(wm, wf)) => {
+                if pass == Pass::Wrappers {
+                    return;
+                }
+                let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
+                    return;
+                };
+                let arg = args
+                    .iter()
+                    .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
+                    .or_else(|| {
+                        args.iter()
+                            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                            .nth(w.param)
+                    });
+                self.out.registration_sites += 1;
+                match arg {
+                    Some(a) => match self.handler(&a.value, env, 0) {
+                        Handler::Funcs(fs) => {
+                            for (hm, hf, extra) in fs {
+                                let span = if hm == env.m { call.span } else { self.def_span(hm, hf) };
+                                self.wrapper_entry(&w, hm, hf, span, &extra);
+                            }
+                        }
+                        Handler::Opaque | Handler::Param(..) | Handler::Unresolved(_) => self.gap(
+                            env.m,
+                            call.span,
+                            format!(
+                                "`{}(...)` registers a handler that could not be resolved to a function",
+                                text_of(callee)
+                            ),
+                        ),
+                    },
+                    None => self.gap(
+                        env.m,
+                        call.span,
+                        format!("`{}(...)` registers no visible handler", text_of(callee)),
+                    ),
+                }
+                return;
+            }
+            Some(Val::ServerClass(ServerStyle::LowLevel)) => {
+                if pass == Pass::Sites {
+                    self.low_level_ctor(env, call, args);
+                }
+                return;
+            }
+            None if pass == Pass::Sites && self.framework_aware[env.m] => {
+                if let ExprKind::Attribute { value, attr } = &callee.kind
+                    && let Some(reg) = self.fw.registration(attr)
+                    && reg.imperative
+                    && self.eval(value, env, 0).is_none()
+                {
+                    self.out.registration_sites += 1;
+                    self.gap(
+                        env.m,
+                        call.span,
+                        format!(
+                            "`{}.{attr}(...)`: `{}` could not be resolved to an MCP server",
+                            text_of(value),
+                            text_of(value)
+                        ),
+                    );
+                }
+                return;
+            }
+            _ => return,
+        };
+        let Some(reg) = self.fw.registration(&method) else {
+            return;
+        };
+        let (kind, positional) = (reg.kind, reg.positional);
+        let positional = if reg.imperative {
+            Some(Positional::Name)
+        } else {
+            positional
+        };
+        let first = handler_args
+            .iter()
+            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+            .or_else(|| {
+                handler_args.iter().find(|a| {
+                    matches!(a.name.as_deref(), Some("fn" | "func" | "function" | "tool"))
+                })
+            });
+        let _ = style;
+        match first.map(|a| self.handler(&a.value, env, 0)) {
+            Some(Handler::Param(i, name)) => {
+                // `def register(fn): mcp.tool()(fn)`: a wrapper; its callers are the sites.
+                let f = env.f;
+                self.wrappers.entry((env.m, f)).or_insert(Wrapper {
+                    param: i,
+                    param_name: name,
+                    style: ServerStyle::Decorator,
+                    method,
+                    args: reg_args,
+                    module: reg_module,
+                    server,
+                });
+            }
+            _ if pass == Pass::Wrappers => {}
+            Some(Handler::Funcs(fs)) => {
+                self.out.registration_sites += 1;
+                for (hm, hf, extra) in fs {
+                    let span = if hm == env.m {
+                        call.span
+                    } else {
+                        self.def_span(hm, hf)
+                    };
+                    self.add_entry(
+                        kind, positional, &reg_args, reg_module, hm, hf, span, &server, &extra,
+                    );
+                }
+            }
+            // A declared resource object (`TextResource(...)`) has no code to analyse; a tool
+            // or prompt handler from outside the tree has, and it was not analysed.
+            Some(Handler::Opaque) if kind == EntityKind::Resource => {
+                self.out.registration_sites += 1;
+            }
+            Some(Handler::Opaque) => {
+                self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` on server `{}` registers a handler defined outside the scanned tree",
+                        text_of(callee),
+                        untag_server(&server).0
+                    ),
+                );
+            }
+            Some(Handler::Unresolved(what)) => {
+                self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` on server `{}` registers `{what}`, which could not be resolved to a function",
+                        text_of(callee),
+                        untag_server(&server).0
+                    ),
+                );
+            }
+            None => {
+                self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` on server `{}` registers no visible handler",
+                        text_of(callee),
+                        untag_server(&server).0
+                    ),
+                );
+            }
+        }
+    }
+
+    /// fastmcp `parent.mount(child, namespace="x")` / `mount("x", child)` /
+    /// `import_server(child, prefix="x")`: the child's tools are listed as `x_<name>`.
+    fn mount(&mut self, parent: &Expr, args: &[Arg], env: Env) {
+        let is_server = match self.eval(parent, env, 0) {
+            Some(Val::Server(..)) => true,
+            Some(Val::Instance(cm, c, _)) => self.class_style(cm, &c, 0).is_some(),
+            _ => false,
+        };
+        if !is_server {
+            return;
+        }
+        let mut child = None;
+        let mut prefix = None;
+        for a in args {
+            match a.name.as_deref() {
+                Some("namespace" | "prefix") => prefix = self.const_of(&a.value, env, 0),
+                Some("server") | None => match self.eval(&a.value, env, 0) {
+                    Some(Val::Server(_, Some(id)) | Val::Instance(_, _, Some(id))) => {
+                        child = Some(id)
+                    }
+                    _ if a.name.is_none() && prefix.is_none() => {
+                        prefix = self.const_of(&a.value, env, 0)
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        if let (Some(c), Some(p)) = (child, prefix)
+            && !p.is_empty()
+        {
+            self.mounts.push((c, p));
+        }
+    }
+
+    /// mcp 2.x `Server("x", on_call_tool=handler)`: split by the per-file pass when local.
+    fn low_level_ctor(&mut self, env: Env, call: &Expr, args: &[Arg]) {
+        for a in args {
+            let Some(kw) = a.name.as_deref() else {
+                continue;
+            };
+            if !self
+                .fw
+                .low_level
+                .dispatcher_keywords
+                .iter()
+                .any(|k| k == kw)
+            {
+                continue;
+            }
+            self.out.registration_sites += 1;
+            match self.handler(&a.value, env, 0) {
+                Handler::Funcs(fs) => {
+                    for (hm, hf, _) in fs {
+                        self.check_dispatcher(hm, hf, call.span, "server");
+                    }
+                }
+                _ => self.gap(
+                    env.m,
+                    call.span,
+                    format!("`{kw}=` names a dispatcher that could not be resolved to a function"),
+                ),
+            }
+        }
+    }
+
+    /// A string constant: a literal, a module constant, or a loop variable / parameter bound to
+    /// one.
+    fn const_of(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let ExprKind::Name(n) = &e.kind
+            && let Some(s) = env.subst.iter().rev().find(|s| &s.name == n)
+        {
+            let inner = Env {
+                m: s.module,
+                f: s.func,
+                subst: &[],
+            };
+            return self.const_of(&s.value, inner, depth + 1);
+        }
+        if let Some(v) = e.as_str() {
+            return Some(v.to_string());
+        }
+        let consts = self.constants_with_imports(env.m);
+        super::entry::const_str(e, &consts)
+    }
+
+    /// Tool name → handler for a dispatcher that looks its handler up in a mapping
+    /// (`HANDLERS[name]`, `registry.get(params.name)`, also inside a helper it passes the
+    /// mapping to); the mapping is a literal dict or a dict comprehension over a literal
+    /// collection (`{n: getattr(obj, n) for n in NAMES}`), possibly returned by a function.
+    fn handler_mapping(&self, m: usize, f: FuncId) -> Vec<(String, usize, FuncId)> {
+        let Some(func) = self.func(m, f) else {
+            return Vec::new();
+        };
+        let subject = func.params.first().map(|p| p.name.clone());
+        let env = Env { m, f, subst: &[] };
+        let mut out = Vec::new();
+        self.mapping_lookups(&func.body, subject.as_deref(), env, 0, &mut out);
+        out
+    }
+
+    fn mapping_lookups(
+        &self,
+        body: &'a [Stmt],
+        subject: Option<&str>,
+        env: Env,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        if depth > 3 {
+            return;
+        }
+        let is_subject = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => Some(n.as_str()) == subject,
+            ExprKind::Attribute { attr, .. } => attr == "name",
+            _ => false,
+        };
+        let mut exprs: Vec<&'a Expr> = Vec::new();
+        walk_stmts(body, &mut |s| exprs.extend(stmt_exprs(s)));
+        let mut maps: Vec<&'a Expr> = Vec::new();
+        let mut helpers: Vec<&'a Expr> = Vec::new();
+        for e in exprs {
+            let mut stack = vec![e];
+            while let Some(x) = stack.pop() {
+                match &x.kind {
+                    ExprKind::Index { value, index } => {
+                        if is_subject(index) {
+                            maps.push(value);
+                        }
+                        stack.push(value);
+                    }
+                    ExprKind::Call { callee, args } => {
+                        if let ExprKind::Attribute { value, attr } = &callee.kind
+                            && attr == "get"
+                            && args.first().is_some_and(|a| is_subject(&a.value))
+                        {
+                            maps.push(value);
+                        }
+                        if args.iter().any(|a| {
+                            is_subject(&a.value) || matches!(&a.value.kind, ExprKind::Name(_))
+                        }) {
+                            helpers.push(x);
+                        }
+                        stack.push(callee);
+                        stack.extend(args.iter().map(|a| &a.value));
+                    }
+                    ExprKind::Attribute { value, .. } | ExprKind::Await(value) => stack.push(value),
+                    _ => {}
+                }
+            }
+        }
+        for x in maps {
+            self.mapping_of(x, env, 0, out);
+        }
+        if !out.is_empty() {
+            return;
+        }
+        // `return await call_registered(registry, params)`: the helper's parameters bound to
+        // the arguments.
+        for call in helpers {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let Some(Val::Func(hm, hf)) = self.eval(callee, env, 0) else {
+                continue;
+            };
+            let Some(h) = self.func(hm, hf) else { continue };
+            let mut subst: Vec<Subst> = env.subst.to_vec();
+            let positional = args.iter().filter(|a| a.name.is_none() && !a.spread);
+            for (p, a) in h.params.iter().zip(positional) {
+                subst.push(bound_arg(&p.name, &a.value, env));
+            }
+            let inner_subject = h
+                .params
+                .iter()
+                .zip(args.iter())
+                .find(|(_, a)| is_subject(&a.value))
+                .map(|(p, _)| p.name.clone());
+            let inner = Env {
+                m: hm,
+                f: hf,
+                subst: &subst,
+            };
+            self.mapping_lookups(&h.body, inner_subject.as_deref(), inner, depth + 1, out);
+            if !out.is_empty() {
+                return;
+            }
+        }
+    }
+
+    fn mapping_of(&self, e: &Expr, env: Env, depth: usize, out: &mut Vec<(String, usize, FuncId)>) {
+        if depth > 6 {
+            return;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    let v = s.value.clone();
+                    return self.mapping_of(&v, inner, depth + 1, out);
+                }
+                let mut f = env.f;
+                loop {
+                    let hit = self.with_binds(env.m, f, n, |binds| {
+                        binds.iter().rev().find_map(|b| match b {
+                            Bind::Value(x) => Some(*x),
+                            _ => None,
+                        })
+                    });
+                    if let Some(x) = hit {
+                        let inner = Env {
+                            m: env.m,
+                            f,
+                            subst: &[],
+                        };
+                        return self.mapping_of(x, inner, depth + 1, out);
+                    }
+                    if f == Module::TOP_LEVEL {
+                        break;
+                    }
+                    match self.func(env.m, f).map(|x| x.parent) {
+                        Some(p) => f = p.unwrap_or(Module::TOP_LEVEL),
+                        None => break,
+                    }
+                }
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    let (Some(k), Handler::Funcs(fs)) = (k, self.handler(v, env, 0)) else {
+                        continue;
+                    };
+                    if let Some(name) = self.const_of(k, env, 0) {
+                        for (hm, hf, _) in fs {
+                            out.push((name.clone(), hm, hf));
+                        }
+                    }
+                }
+            }
+            ExprKind::Comprehension {
+                elements, clauses, ..
+            } => {
+                let ([k, v], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
+                    return;
+                };
+                let Some((elems, em, ef)) = self.literal_elements(iter, env, 0) else {
+                    return;
+                };
+                for el in elems.iter().take(MAX_UNROLL) {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, em, ef, &mut subst);
+                    let inner = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    let Handler::Funcs(fs) = self.handler(v, inner, 0) else {
+                        continue;
+                    };
+                    for (hm, hf, _) in fs {
+                        let name = self.const_of(k, inner, 0).or_else(|| {
+                            // `{f.__name__: f for f in FUNCS}`
+                            matches!(&k.kind, ExprKind::Attribute { attr, .. } if attr == "__name__")
+                                .then(|| self.func(hm, hf).map(|x| x.name.clone()))
+                                .flatten()
+                        });
+                        if let Some(name) = name {
+                            out.push((name, hm, hf));
+                        }
+                    }
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                // A function returning the mapping: its `return` with parameters bound.
+                let Some(Val::Func(fm, ff)) = self.eval(callee, env, 0) else {
+                    return;
+                };
+                let Some(func) = self.func(fm, ff) else {
+                    return;
+                };
+                let mut subst = Vec::new();
+                let positional = args.iter().filter(|a| a.name.is_none() && !a.spread);
+                for (p, a) in func.params.iter().zip(positional) {
+                    subst.push(bound_arg(&p.name, &a.value, env));
+                }
+                let inner = Env {
+                    m: fm,
+                    f: ff,
+                    subst: &subst,
+                };
+                let mut rets: Vec<&'a Expr> = Vec::new();
+                walk_stmts(&func.body, &mut |s| {
+                    if let StmtKind::Return(Some(r)) = &s.kind {
+                        rets.push(r);
+                    }
+                });
+                for r in rets {
+                    self.mapping_of(r, inner, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handler(&self, e: &Expr, env: Env, depth: usize) -> Handler {
+        if depth > 8 {
+            return Handler::Unresolved(text_of(e));
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    return self.handler(&s.value.clone(), inner, depth + 1);
+                }
+                // `p = Prompt.from_function(fn, name=...)` then `mcp.add_prompt(p)`.
+                let wraps = |x: &Expr| {
+                    matches!(&x.kind, ExprKind::Call { callee, .. }
+                        if matches!(last_segment(callee), Some("from_function" | "partial")))
+                };
+                if let Some((x, bm, bf)) = self.binding_where(e, env, &wraps, 0) {
+                    let inner = Env {
+                        m: bm,
+                        f: bf,
+                        subst: &[],
+                    };
+                    return self.handler(x, inner, depth + 1);
+                }
+                if env.f != Module::TOP_LEVEL
+                    && let Some(func) = self.func(env.m, env.f)
+                    && let Some(i) = func.params.iter().position(|p| &p.name == n)
+                    && self.with_binds(env.m, env.f, n, |b| b.is_empty())
+                    && !(i == 0 && func.class.is_some())
+                {
+                    return Handler::Param(i, n.clone());
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                let last = last_segment(callee);
+                if matches!(last, Some("from_function" | "partial" | "wraps"))
+                    && let Some(first) = args.first().filter(|a| a.name.is_none())
+                {
+                    let extra: Vec<Arg> = substitute(
+                        &args
+                            .iter()
+                            .skip(1)
+                            .filter(|a| a.name.is_some())
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                        env.subst,
+                    );
+                    return match self.handler(&first.value, env, depth + 1) {
+                        Handler::Funcs(fs) => Handler::Funcs(
+                            fs.into_iter()
+                                .map(|(m, f, mut x)| {
+                                    x.extend(extra.iter().cloned());
+                                    (m, f, x)
+                                })
+                                .collect(),
+                        ),
+                        other => other,
+                    };
+                }
+            }
+            _ => {}
+        }
+        match self.eval(e, env, depth + 1) {
+            Some(Val::Func(m, f)) => Handler::Funcs(vec![(m, f, Vec::new())]),
+            Some(Val::External) => Handler::Opaque,
+            _ => Handler::Unresolved(text_of(e)),
+        }
+    }
+
+    fn def_span(&self, m: usize, f: FuncId) -> Span {
+        self.func(m, f).map(|x| x.span).unwrap_or_default()
+    }
+
+    fn wrapper_entry(&mut self, w: &Wrapper, hm: usize, hf: FuncId, span: Span, extra: &[Arg]) {
+        let Some(reg) = self.fw.registration(&w.method) else {
+            return;
+        };
+        let positional = if reg.imperative {
+            Some(Positional::Name)
+        } else {
+            reg.positional
+        };
+        let _ = w.style;
+        let (kind, args, module, server) = (reg.kind, w.args.clone(), w.module, w.server.clone());
+        self.add_entry(
+            kind, positional, &args, module, hm, hf, span, &server, extra,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_entry(
+        &mut self,
+        kind: EntityKind,
+        positional: Option<Positional>,
+        args: &[Arg],
+        args_module: usize,
+        hm: usize,
+        hf: FuncId,
+        span: Span,
+        server: &str,
+        extra: &[Arg],
+    ) {
+        let Some(func) = self.func(hm, hf) else {
+            return;
+        };
+        // Arguments of `Tool.from_function(fn, name=...)` win over the registration's.
+        let mut all: Vec<Arg> = extra.to_vec();
+        all.extend(
+            args.iter()
+                .filter(|a| a.name.is_none() || !extra.iter().any(|x| x.name == a.name))
+                .cloned(),
+        );
+        let all = if extra.is_empty() { args.to_vec() } else { all };
+        if !self.consts.contains_key(&args_module) {
+            let c = self.constants_with_imports(args_module);
+            self.consts.insert(args_module, c);
+        }
+        let Some(consts) = self.consts.get(&args_module) else {
+            return;
+        };
+        let (server, sid) = untag_server(server);
+        let entry = decorator_entry(kind, positional, &all, hf, func, span, server, consts);
+        if !self.seen.insert((hm, hf, entry.kind, entry.name.clone())) {
+            return;
+        }
+        self.entries[hm].push(entry);
+        self.entry_sids[hm].push(sid);
+    }
+
+    /// A module's string constants plus those it imports from modules of the tree
+    /// (`from .names import TOOL_NAME`, `from .tools import GitTools`).
+    fn constants_with_imports(&self, m: usize) -> HashMap<String, String> {
+        let md = &self.mods[m];
+        let mut consts = module_constants(md);
+        for i in &md.imports {
+            let (Some(sym), Some(src)) = (i.symbol.as_deref(), self.module_idx(&i.module)) else {
+                continue;
+            };
+            if src == m || consts.contains_key(&i.local) {
+                continue;
+            }
+            let theirs = module_constants(&self.mods[src]);
+            if let Some(v) = theirs.get(sym) {
+                consts.insert(i.local.clone(), v.clone());
+            }
+            let prefix = format!("{sym}.");
+            for (k, v) in &theirs {
+                if let Some(rest) = k.strip_prefix(&prefix) {
+                    consts.insert(format!("{}.{rest}", i.local), v.clone());
+                }
+            }
+        }
+        consts
+    }
+
+    fn apply_mounts(&mut self) {
+        // A server mounted twice is listed under each prefix; keep the first (rare).
+        let mut seen = HashSet::new();
+        for (child, prefix) in self.mounts.clone() {
+            if !seen.insert(child) {
+                continue;
+            }
+            for (es, sids) in self.entries.iter_mut().zip(&self.entry_sids) {
+                for (e, sid) in es.iter_mut().zip(sids) {
+                    if *sid == Some(child)
+                        && matches!(e.kind, EntityKind::Tool | EntityKind::Prompt)
+                    {
+                        e.name = format!("{prefix}_{}", e.name);
+                    }
+                }
+            }
+        }
+    }
+
+    fn gap(&mut self, m: usize, span: Span, reason: String) {
+        self.out.gaps.push(CoverageGap {
+            kind: GapKind::UnresolvedRegistration,
+            file: Some(self.mods[m].path.clone()),
+            line: Some(span.start_line),
+            reason,
+        });
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Wrappers,
+    Sites,
+}
+
+fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
+    for s in stmts {
+        f(s);
+        for b in stmt_blocks(s) {
+            walk_stmts(b, f);
+        }
+    }
+}
+
+/// The server's id rides along with its display text (`mcp` + NUL + id) through registration
+/// values, so entries can be renamed when their server is mounted under a prefix.
+fn tag_server(text: &str, sid: Option<u32>) -> String {
+    match sid {
+        Some(id) => format!("{text}\0{id}"),
+        None => text.to_string(),
+    }
+}
+
+fn untag_server(s: &str) -> (&str, Option<u32>) {
+    match s.split_once('\0') {
+        Some((text, id)) => (text, id.parse().ok()),
+        None => (s, None),
+    }
+}
+
+/// Loop variables in registration arguments (`name=name`) replaced by the element they are
+/// bound to, so names and descriptions resolve.
+fn substitute(args: &[Arg], subst: &[Subst]) -> Vec<Arg> {
+    args.iter()
+        .map(|a| {
+            let mut a = a.clone();
+            if let ExprKind::Name(n) = &a.value.kind
+                && let Some(s) = subst.iter().rev().find(|s| &s.name == n)
+            {
+                a.value = s.value.clone();
+            }
+            a
+        })
+        .collect()
+}
+
+/// A parameter bound to a call argument written in `env` (a loop variable there stays bound).
+fn bound_arg(name: &str, value: &Expr, env: Env) -> Subst {
+    if let ExprKind::Name(n) = &value.kind
+        && let Some(s) = env.subst.iter().rev().find(|s| &s.name == n)
+    {
+        return Subst {
+            name: name.to_string(),
+            ..s.clone()
+        };
+    }
+    Subst {
+        name: name.to_string(),
+        value: value.clone(),
+        module: env.m,
+        func: env.f,
+    }
+}
+
+fn bind_element(target: &Expr, el: &Expr, m: usize, f: FuncId, out: &mut Vec<Subst>) {
+    match (&target.kind, &el.kind) {
+        (ExprKind::Name(n), _) => out.push(Subst {
+            name: n.clone(),
+            value: el.clone(),
+            module: m,
+            func: f,
+        }),
+        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(es) | ExprKind::List(es))
+            if ts.len() == es.len() =>
+        {
+            for (t, e) in ts.iter().zip(es) {
+                bind_element(t, e, m, f, out);
+            }
+        }
+        _ => {}
+    }
+}

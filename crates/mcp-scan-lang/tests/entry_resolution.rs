@@ -1,0 +1,658 @@
+//! Entry points found by resolution across the tree: every way Python can bind a server and a
+//! handler (imports the SDK does not export, shims, re-exports, subclasses, attributes, aliases,
+//! wrappers, loops), each with its honest look-alike; and registration sites that cannot be
+//! followed become coverage gaps (INCOMPLETE), never silence.
+
+use mcp_scan_core::{EntityKind, GapKind};
+use mcp_scan_lang::{DiscoverOptions, ParsedTree, scan_tree};
+
+fn scan(files: &[(&str, &str)]) -> ParsedTree {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, text).expect("write");
+    }
+    scan_tree(dir.path(), &DiscoverOptions::default()).expect("scan")
+}
+
+/// (kind, name, handler qualname) of every entry point in the tree, sorted.
+fn entries(t: &ParsedTree) -> Vec<(EntityKind, String, String)> {
+    let mut out: Vec<_> = t
+        .modules
+        .iter()
+        .flat_map(|m| {
+            m.entry_points.iter().map(move |e| {
+                (
+                    e.kind,
+                    e.name.clone(),
+                    m.functions[e.function].qualname.clone(),
+                )
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn tools(t: &ParsedTree) -> Vec<String> {
+    let mut v: Vec<String> = entries(t)
+        .into_iter()
+        .filter(|(k, _, _)| *k == EntityKind::Tool)
+        .map(|(_, n, _)| n)
+        .collect();
+    v.sort();
+    v
+}
+
+fn no_gaps(t: &ParsedTree) {
+    assert!(t.coverage.gaps.is_empty(), "{:#?}", t.coverage.gaps);
+}
+
+fn unresolved_gaps(t: &ParsedTree) -> Vec<(String, u32)> {
+    t.coverage
+        .gaps
+        .iter()
+        .filter(|g| g.kind == GapKind::UnresolvedRegistration)
+        .map(|g| (g.file.clone().unwrap_or_default(), g.line.unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn fastmcp_imported_from_a_path_the_sdk_does_not_export_is_a_server() {
+    let t = scan(&[(
+        "server.py",
+        "from mcp import FastMCP\napp = FastMCP('x')\n\n@app.tool\ndef ping() -> str:\n    return 'pong'\n",
+    )]);
+    assert_eq!(tools(&t), ["ping"]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn mcp2_mcpserver_and_standalone_fastmcp_are_servers() {
+    let t = scan(&[
+        (
+            "a.py",
+            "from mcp.server import MCPServer\ns = MCPServer('a')\n@s.tool()\ndef one(): pass\n",
+        ),
+        (
+            "b.py",
+            "import fastmcp\nm = fastmcp.FastMCP('b')\n@m.prompt\ndef two(): return 'x'\n@m.resource('data://{id}')\ndef three(id: str): return id\n",
+        ),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (EntityKind::Tool, "one".into(), "one".into()),
+            (
+                EntityKind::ResourceTemplate,
+                "data://{id}".into(),
+                "three".into()
+            ),
+            (EntityKind::Prompt, "two".into(), "two".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_compat_shim_in_another_module_and_a_package_reexport_resolve_the_server_class() {
+    let t = scan(&[
+        (
+            "pkg/compat.py",
+            "try:\n    from mcp.server import MCPServer as Base\nexcept ImportError:\n    from mcp.server.fastmcp import FastMCP as Base\n",
+        ),
+        (
+            "pkg/__init__.py",
+            "from .compat import Base\nServer = Base\n",
+        ),
+        (
+            "pkg/server.py",
+            "from pkg import Server\nmcp = Server('x')\n\n@mcp.tool()\ndef hello(name: str) -> str:\n    return name\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["hello"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_local_class_named_like_the_sdk_class_is_not_a_server() {
+    let t = scan(&[(
+        "server.py",
+        "import mcp.types\nclass FastMCP:\n    def tool(self):\n        return lambda f: f\nmcp = FastMCP()\n\n@mcp.tool()\ndef greet(name): return name\n",
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn subclass_registers_through_self_and_through_an_instance() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server.fastmcp import FastMCP
+
+class Notes(FastMCP):
+    def __init__(self):
+        super().__init__("notes")
+        self.tool()(self.list_notes)
+
+        @self.tool()
+        def add_note(text: str) -> str:
+            return text
+
+    def list_notes(self) -> list:
+        return []
+
+server = Notes()
+
+@server.tool()
+def count() -> int:
+    return 0
+
+server.add_tool(len, name="length")
+"#,
+    )]);
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(_, n, q)| (n, q))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "add_note".to_string(),
+                "Notes.__init__.add_note".to_string()
+            ),
+            ("count".into(), "count".into()),
+            ("list_notes".into(), "Notes.list_notes".into()),
+        ]
+    );
+    // `len` is a builtin, not a function of the tree: a site that cannot be followed.
+    assert_eq!(t.coverage.registration_sites, 4);
+    assert_eq!(unresolved_gaps(&t), [("server.py".to_string(), 22)]);
+}
+
+#[test]
+fn servers_held_in_attributes_register_tools() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server.fastmcp import FastMCP
+
+class App:
+    def __init__(self):
+        self.mcp = FastMCP("x")
+        self.mcp.add_tool(self.search)
+
+        @self.mcp.tool()
+        def fetch(url: str) -> str:
+            return url
+
+    def search(self, q: str) -> str:
+        return q
+
+app = App()
+
+@app.mcp.tool()
+def status() -> str:
+    return "ok"
+"#,
+    )]);
+    assert_eq!(tools(&t), ["fetch", "search", "status"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn decorator_aliases_direct_calls_and_from_function_register_tools() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.tools import Tool
+mcp = FastMCP("x")
+tool = mcp.tool
+register = mcp.tool(description="Registered.")
+
+@tool()
+def a(): pass
+
+@register
+def b(): pass
+
+def c(): pass
+mcp.tool(name="cee")(c)
+
+def d(): pass
+mcp.add_tool(Tool.from_function(d, name="dee", description="Dee."))
+"#,
+    )]);
+    let e = entries(&t);
+    let names: Vec<_> = e.iter().map(|(_, n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b", "cee", "dee"]);
+    let b = t.modules[0]
+        .entry_points
+        .iter()
+        .find(|e| e.name == "b")
+        .expect("b");
+    assert_eq!(b.description.as_deref(), Some("Registered."));
+    let d = t.modules[0]
+        .entry_points
+        .iter()
+        .find(|e| e.name == "dee")
+        .expect("dee");
+    assert_eq!(d.description.as_deref(), Some("Dee."));
+    assert_eq!(t.coverage.registration_sites, 4);
+    no_gaps(&t);
+}
+
+#[test]
+fn loops_over_literal_lists_tuples_and_dicts_register_each_function() {
+    let t = scan(&[
+        (
+            "tools.py",
+            "def one(): pass\ndef two(): pass\nTOOLS = [one, two]\n",
+        ),
+        (
+            "server.py",
+            r#"
+from fastmcp import FastMCP
+from tools import TOOLS
+mcp = FastMCP("x")
+for fn in TOOLS:
+    mcp.add_tool(fn)
+
+def three(): pass
+def four(): pass
+NAMED = {"tri": three, "quad": four}
+for name, fn in NAMED.items():
+    mcp.tool(name=name)(fn)
+
+def five(): pass
+def p1(): return "p"
+for f in (five,):
+    mcp.tool(f)
+[mcp.prompt()(g) for g in [p1]]
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(k, n, _)| (k, n))
+            .collect::<Vec<_>>(),
+        [
+            (EntityKind::Tool, "five".to_string()),
+            (EntityKind::Tool, "one".into()),
+            (EntityKind::Tool, "quad".into()),
+            (EntityKind::Tool, "tri".into()),
+            (EntityKind::Tool, "two".into()),
+            (EntityKind::Prompt, "p1".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn registry_decorators_that_call_the_server_register_the_decorated_function() {
+    let t = scan(&[
+        (
+            "app.py",
+            "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n",
+        ),
+        (
+            "registry.py",
+            r#"
+from app import mcp
+
+def register(fn):
+    mcp.add_tool(fn)
+    return fn
+
+def tool(name=None, **kw):
+    def deco(fn):
+        mcp.tool(name=name, **kw)(fn)
+        return fn
+    return deco
+
+def resource(uri):
+    return mcp.resource(uri)
+"#,
+        ),
+        (
+            "handlers.py",
+            r#"
+from registry import register, tool, resource
+
+@register
+def alpha(): pass
+
+@tool()
+def beta(): pass
+
+@resource("notes://all")
+def notes(): return ""
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(k, n, _)| (k, n))
+            .collect::<Vec<_>>(),
+        [
+            (EntityKind::Tool, "alpha".to_string()),
+            (EntityKind::Tool, "beta".into()),
+            (EntityKind::Resource, "notes://all".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_helper_receiving_the_server_registers_on_it() {
+    let t = scan(&[
+        (
+            "tools/files.py",
+            "def register_tools(server):\n    @server.tool()\n    def read(path: str) -> str:\n        return path\n",
+        ),
+        (
+            "tools/web.py",
+            "from mcp.server.fastmcp import FastMCP\ndef setup(m: FastMCP) -> None:\n    @m.tool()\n    def fetch(url: str) -> str:\n        return url\n",
+        ),
+        (
+            "main.py",
+            "from mcp.server.fastmcp import FastMCP\nfrom tools.files import register_tools\nmcp = FastMCP('x')\nregister_tools(mcp)\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["fetch", "read"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn an_add_tool_argument_that_cannot_be_followed_is_a_gap_with_its_location() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+import importlib
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("x")
+
+@mcp.tool()
+def visible(): pass
+
+handler = getattr(importlib.import_module("plugins"), "run")
+mcp.add_tool(handler)
+"#,
+    )]);
+    assert_eq!(tools(&t), ["visible"]);
+    assert_eq!(t.coverage.registration_sites, 2);
+    assert_eq!(unresolved_gaps(&t), [("server.py".to_string(), 10)]);
+    let reason = &t.coverage.gaps[0].reason;
+    assert!(reason.contains("handler"), "{reason}");
+}
+
+#[test]
+fn a_tool_decorator_on_an_unresolvable_object_in_an_mcp_module_is_a_gap() {
+    let t = scan(&[(
+        "plugin.py",
+        "from mcp.server.fastmcp import Context\n\ndef install(server):\n    @server.tool()\n    def hidden(ctx: Context) -> str:\n        return 'x'\n",
+    )]);
+    assert!(tools(&t).is_empty());
+    assert_eq!(unresolved_gaps(&t), [("plugin.py".to_string(), 4)]);
+}
+
+#[test]
+fn a_low_level_dispatcher_on_a_server_from_another_module_is_split() {
+    let t = scan(&[
+        (
+            "app.py",
+            "from mcp.server.lowlevel import Server\nserver = Server('x')\n",
+        ),
+        (
+            "handlers.py",
+            "from app import server\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    if name == 'a':\n        return []\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["a"]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_dispatcher_that_forwards_every_name_elsewhere_is_a_gap() {
+    let t = scan(&[(
+        "proxy.py",
+        "from mcp.server import Server\nserver = Server('proxy')\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    return await remote.send('tools/call', name=name, arguments=arguments)\n",
+    )]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    assert_eq!(unresolved_gaps(&t), [("proxy.py".to_string(), 4)]);
+}
+
+#[test]
+fn handler_objects_declaring_tools_are_split_onto_their_run_method() {
+    let t = scan(&[
+        (
+            "tools.py",
+            r#"
+from mcp.types import Tool
+LIST = "notes_list"
+
+class Handler:
+    def __init__(self, name: str):
+        self.name = name
+    def describe(self) -> Tool:
+        raise NotImplementedError
+    def run(self, args: dict):
+        raise NotImplementedError
+
+class ListNotes(Handler):
+    def __init__(self):
+        super().__init__(LIST)
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description="Lists notes.", inputSchema={"type": "object", "properties": {"folder": {"type": "string"}}})
+    def run(self, args: dict):
+        return []
+
+class Shell:
+    name = "shell_run"
+    description = "Runs an allowed command."
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description=f"{self.description} (allow-listed)", inputSchema={})
+    async def run(self, args: dict):
+        return []
+"#,
+        ),
+        (
+            "server.py",
+            r#"
+from mcp.server import Server
+import tools
+app = Server("notes")
+handlers = {h.name: h for h in (tools.ListNotes(), tools.Shell())}
+
+@app.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = handlers.get(name)
+    if handler is None:
+        raise ValueError(name)
+    return await handler.run(arguments)
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "notes_list".to_string(),
+                "ListNotes.run".to_string()
+            ),
+            (EntityKind::Tool, "shell_run".into(), "Shell.run".into()),
+        ]
+    );
+    let shell = t
+        .module("tools.py")
+        .and_then(|m| m.entry_points.iter().find(|e| e.name == "shell_run"))
+        .expect("shell_run");
+    assert_eq!(
+        shell.description.as_deref(),
+        Some("Runs an allowed command.")
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn dispatchers_that_look_handlers_up_in_a_mapping_are_split_per_key() {
+    let t = scan(&[
+        (
+            "dict_server.py",
+            r#"
+from mcp.server.lowlevel import Server
+server = Server("d")
+
+def read_note(path: str) -> str:
+    """Reads a note."""
+    return path
+
+async def write_note(path: str, text: str) -> None:
+    return None
+
+HANDLERS = {"read": read_note, "write": write_note}
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    return await HANDLERS[name](**arguments)
+"#,
+        ),
+        (
+            "getattr_server.py",
+            r#"
+from mcp.server import Server
+NAMES = ("get_price", "get_news")
+
+class Finance:
+    def get_price(self, symbol: str) -> float:
+        return 1.0
+    def get_news(self, symbol: str) -> list:
+        return []
+
+def build(fin: Finance) -> dict:
+    return {n: getattr(fin, n) for n in NAMES}
+
+async def call_registered(registry, params):
+    return registry[params.name](**params.arguments)
+
+def serve():
+    registry = build(Finance())
+    async def on_call_tool(ctx, params):
+        return await call_registered(registry, params)
+    return Server("f", on_call_tool=on_call_tool)
+"#,
+        ),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "get_news".to_string(),
+                "Finance.get_news".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "get_price".into(),
+                "Finance.get_price".into()
+            ),
+            (EntityKind::Tool, "read".into(), "read_note".into()),
+            (EntityKind::Tool, "write".into(), "write_note".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn tools_of_a_mounted_server_are_listed_under_its_namespace() {
+    let t = scan(&[
+        (
+            "jira.py",
+            "from fastmcp import FastMCP\nclass Mine(FastMCP):\n    pass\njira = Mine('jira')\n@jira.tool()\ndef search(q: str) -> str:\n    return q\n",
+        ),
+        (
+            "main.py",
+            "from fastmcp import FastMCP\nfrom jira import jira\nmain = FastMCP('main')\nmain.mount(jira, namespace='jira')\n@main.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["jira_search", "ping"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_guard_against_a_factory_parameter_with_a_constant_default_names_the_tool() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server import Server
+DEFAULT = "search"
+
+def create_server(tool_name: str = DEFAULT):
+    async def on_call_tool(ctx, params):
+        if params.name != tool_name:
+            raise ValueError(params.name)
+        return []
+    return Server("s", on_call_tool=on_call_tool)
+"#,
+    )]);
+    assert_eq!(tools(&t), ["search"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_low_level_server_from_any_sdk_path_is_split_without_gaps() {
+    let t = scan(&[(
+        "server.py",
+        "from mcp import Server\nserver = Server('x')\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    if name == 'a':\n        return []\n    elif name == 'b':\n        return []\n",
+    )]);
+    assert_eq!(tools(&t), ["a", "b"]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn tool_decorators_of_other_libraries_are_neither_tools_nor_gaps() {
+    let t = scan(&[
+        (
+            "agent.py",
+            r#"
+from mcp.server.fastmcp import FastMCP
+from langchain.agents import Agent
+from toolkit import tool as lc_tool
+mcp = FastMCP("x")
+agent = Agent()
+
+@agent.tool()
+def search(q: str) -> str:
+    return q
+
+@lc_tool
+def lookup(q: str) -> str:
+    return q
+
+agent.add_tool(search)
+"#,
+        ),
+        (
+            "tests/conftest.py",
+            "import pytest\n@pytest.fixture\ndef client(): pass\n",
+        ),
+        (
+            "cli.py",
+            "class Registry:\n    def tool(self, f=None):\n        return f\nreg = Registry()\n@reg.tool()\ndef x(): pass\nreg.add_tool(x)\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 0);
+    no_gaps(&t);
+}
