@@ -543,7 +543,6 @@ fn every_format_shows_the_coverage_and_its_gaps() {
     );
 }
 
-
 /// A server with one visible tool and one registration whose handler cannot be followed.
 fn server_with_registration(handler_line: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
