@@ -43,6 +43,8 @@ pub(crate) fn entities(m: &Manifest) -> Vec<EntityFields<'_>> {
     for t in &m.tools {
         let mut fields = common(&t.name, t.title.as_deref(), t.description.as_deref());
         schema_fields("inputSchema", &t.input_schema, &mut fields, 0);
+        schema_fields("annotations", &t.annotations, &mut fields, 0);
+        schema_fields("outputSchema", &t.output_schema, &mut fields, 0);
         out.push(EntityFields {
             kind: EntityKind::Tool,
             name: &t.name,

@@ -73,6 +73,42 @@ impl<'r> DescriptionAnalyzer<'r> {
         if field.text.is_empty() {
             return;
         }
+        let first = hits.len();
+        self.scan_text(field, siblings, hits);
+        // What the model may read that the raw text hides: the text without invisible
+        // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
+        // Every rule runs again on each reading; the decoded text is the evidence.
+        let mut views: Vec<(String, String)> = Vec::new();
+        if field.class == FieldClass::Name {
+            if let Some(w) = text::identifier_words(field.text) {
+                views.push((format!("{} (identifier read as words)", field.path), w));
+            }
+        } else {
+            if let Some(t) = text::without_splitters(field.text) {
+                views.push((format!("{} (invisible characters removed)", field.path), t));
+            }
+            if let Some(t) = text::tag_text(field.text) {
+                views.push((format!("{} (hidden Unicode tag text)", field.path), t));
+            }
+            for (how, t) in text::decoded_views(field.text) {
+                views.push((format!("{} (decoded {how})", field.path), t));
+            }
+        }
+        for (path, t) in &views {
+            let view = Field::new(path.clone(), FieldClass::Text, t);
+            let mut derived = Vec::new();
+            self.scan_text(&view, siblings, &mut derived);
+            // A reading only adds what the raw text did not already show.
+            derived.retain(|d| {
+                !hits[first..]
+                    .iter()
+                    .any(|h| h.rule == d.rule && h.severity >= d.severity)
+            });
+            hits.extend(derived);
+        }
+    }
+
+    fn scan_text(&self, field: &Field<'_>, siblings: &HashSet<&str>, hits: &mut Vec<Hit>) {
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
