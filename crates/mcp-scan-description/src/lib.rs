@@ -154,9 +154,19 @@ impl<'r> DescriptionAnalyzer<'r> {
         fields::entities(m)
             .into_iter()
             .map(|e| {
-                // A tool naming itself is not a reference to a sibling.
+                // A tool naming itself is not a reference to a sibling; naming one of its own
+                // parameters is not a reference to another tool either.
                 let own = e.kind == EntityKind::Tool && siblings.remove(e.name);
+                let params: Vec<&str> = e
+                    .params
+                    .iter()
+                    .copied()
+                    .filter(|p| siblings.insert(p))
+                    .collect();
                 let hits = self.scan_fields(&e.fields, &siblings);
+                for p in params {
+                    siblings.remove(p);
+                }
                 if own {
                     siblings.insert(e.name);
                 }
@@ -249,7 +259,7 @@ fn score_rule(
         Window::Sentence => (0..n).map(|s| (s, s)).collect(),
         Window::Adjacent => (0..n).map(|s| (s, (s + 1).min(n - 1))).collect(),
     };
-    let mut best: Option<(i32, usize, usize, Vec<usize>)> = None;
+    let mut best: Option<(i32, usize, usize, Vec<usize>, bool)> = None;
     for (a, b) in windows {
         let mut found: Vec<(usize, bool)> = Vec::new();
         for s in present.iter().take(b + 1).skip(a) {
@@ -277,12 +287,22 @@ fn score_rule(
                 }
             })
             .sum();
+        // A window whose required cues (the reference to another tool) only name tools of the
+        // same server is a workflow hint between siblings: it never reaches MEDIUM.
+        let sibling_only = !rule.requires_any.is_empty()
+            && found
+                .iter()
+                .filter(|(c, _)| rule.requires_any.contains(c))
+                .all(|&(_, sibling)| sibling);
         if best.as_ref().is_none_or(|(s, ..)| score > *s) {
-            best = Some((score, a, b, cues));
+            best = Some((score, a, b, cues, sibling_only));
         }
     }
-    let (score, mut a, mut b, mut cues) = best?;
-    let severity = rule.severity_for(score)?;
+    let (score, mut a, mut b, mut cues, sibling_only) = best?;
+    let mut severity = rule.severity_for(score)?;
+    if sibling_only {
+        severity = severity.min(Severity::Low);
+    }
     // Show only the sentences that carry the evidence.
     let carries = |s: usize| present[s].iter().any(|&(c, _)| rule.cues[c].weight > 0);
     if a < b && !carries(a) {
@@ -308,12 +328,22 @@ fn score_rule(
     })
 }
 
-/// Whether `text` contains one of `names` as a whole identifier.
+/// Whether `text` contains one of `names` as a whole identifier, or as the tail of one after a
+/// server prefix (`list-properties` for `hubspot-list-properties`).
 fn names_any(text: &str, names: &HashSet<&str>) -> bool {
     !names.is_empty()
         && text
             .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .any(|token| names.contains(token) || names.contains(token.trim_end_matches('.')))
+            .map(|t| t.trim_end_matches('.'))
+            .any(|token| {
+                names.contains(token)
+                    || (token.contains(['_', '-'])
+                        && names.iter().any(|n| {
+                            n.len() > token.len()
+                                && n.ends_with(token)
+                                && n[..n.len() - token.len()].ends_with(['_', '-'])
+                        }))
+            })
 }
 
 /// Convenience for callers that only have a description (the benchmark): scans it as a tool
