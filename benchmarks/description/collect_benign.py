@@ -7,6 +7,10 @@ Sources (each record says which):
     descriptions read from their JavaScript/TypeScript with the patterns servers use
     (`server.tool("name", "description", …)`, `registerTool("name", {description: …})`, tool
     objects `{name: "…", description: "…", inputSchema: …}`);
+  * pypi: wheels fetched with `pip download --no-deps --only-binary :all: <pkg>` into `--pypi
+    DIR`, read with Python's `ast` (never imported): functions decorated with `@….tool(…)`
+    (name and description from the decorator, else the function name and its docstring, as
+    FastMCP does) and `Tool(name="…", description="…")` with literal strings;
   * live: tools/list answers (JSON) in `--live DIR`.
 Nothing is executed. One record per tool:
   {"server", "package", "version", "obtained", "name", "description", "inputSchema"?}
@@ -14,7 +18,7 @@ Nothing is executed. One record per tool:
     python3 benchmarks/description/collect_benign.py --manifests ../shared/data/manifests \
         --npm /tmp/desc-npm > benchmarks/description/benign.jsonl
 """
-import argparse, json, os, re, sys, tarfile
+import argparse, ast, inspect, json, os, re, sys, tarfile, zipfile
 
 STR = r'''(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)'''
 CONCAT = rf'{STR}(?:\s*\+\s*{STR})*'
@@ -82,6 +86,58 @@ def npm(dirpath):
                        "version": meta.get("version", "?"), "obtained": f"npm pack; static read of {path[8:]}",
                        "name": name, "description": desc}
 
+def const_str(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = const_str(node.left), const_str(node.right)
+        return a + b if a is not None and b is not None else None
+    return None
+
+def from_py(text):
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for dec in node.decorator_list:
+                call = dec if isinstance(dec, ast.Call) else None
+                target = call.func if call else dec
+                if not (isinstance(target, ast.Attribute) and target.attr == "tool"):
+                    continue
+                kw = {k.arg: const_str(k.value) for k in (call.keywords if call else [])}
+                name = kw.get("name") or (const_str(call.args[0]) if call and call.args else None) or node.name
+                desc = kw.get("description") or (inspect.cleandoc(ast.get_docstring(node, clean=False) or "") or None)
+                yield name, desc
+        elif isinstance(node, ast.Call):
+            f = node.func
+            fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if fname == "Tool":
+                kw = {k.arg: const_str(k.value) for k in node.keywords}
+                if kw.get("name") and kw.get("description"):
+                    yield kw["name"], kw["description"]
+
+def pypi(dirpath):
+    for whl in sorted(os.listdir(dirpath)):
+        if not whl.endswith(".whl"):
+            continue
+        pkg, version = whl.split("-")[0], whl.split("-")[1]
+        seen = {}
+        with zipfile.ZipFile(os.path.join(dirpath, whl)) as z:
+            for n in sorted(z.namelist()):
+                if not n.endswith(".py") or "/tests/" in n or n.startswith("tests/"):
+                    continue
+                for name, desc in from_py(z.read(n).decode("utf-8", "replace")):
+                    if name and desc and NAME_OK.match(name) and len(desc) >= 8:
+                        seen.setdefault(name, (desc, n))
+        for name, (desc, path) in seen.items():
+            yield {"server": pkg.replace("_", "-"), "package": f"pypi:{pkg.replace('_', '-')}",
+                   "version": version, "obtained": f"pip download (wheel); static read of {path}",
+                   "name": name, "description": desc}
+
 def manifests(dirpath, how):
     for fn in sorted(os.listdir(dirpath)):
         if not fn.endswith(".json"):
@@ -100,6 +156,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--manifests")
 ap.add_argument("--live")
 ap.add_argument("--npm")
+ap.add_argument("--pypi")
 a = ap.parse_args()
 out = []
 if a.manifests:
@@ -108,5 +165,15 @@ if a.live:
     out += manifests(a.live, "live tools/list in the sandbox")
 if a.npm:
     out += npm(a.npm)
+if a.pypi:
+    out += pypi(a.pypi)
+# The same tool text from two sources (a capture and the package) counts once.
+seen, uniq = set(), []
+for r in out:
+    key = (r["name"], r["description"])
+    if key not in seen:
+        seen.add(key)
+        uniq.append(r)
+out = uniq
 for r in out:
     sys.stdout.write(json.dumps(r, ensure_ascii=False) + "\n")
