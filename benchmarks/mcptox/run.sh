@@ -18,7 +18,7 @@ benign="$data/manifests"
 [ -d "$benign" ] || { echo "missing $benign" >&2; exit 1; }
 
 target="${CARGO_TARGET_DIR:-$repo/target}"
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p mcp-scan
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml" -p mcp-scan --no-default-features
 bin="$target/release/mcp-scan"
 
 work="$(mktemp -d)"

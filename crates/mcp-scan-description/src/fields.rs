@@ -27,6 +27,8 @@ pub(crate) struct EntityFields<'a> {
     pub declared: Option<&'a str>,
     pub line: Option<u32>,
     pub fields: Vec<Field<'a>>,
+    /// Names of the entity's own parameters (top-level `inputSchema.properties`).
+    pub params: Vec<&'a str>,
 }
 
 pub(crate) fn entities(m: &Manifest) -> Vec<EntityFields<'_>> {
@@ -38,17 +40,26 @@ pub(crate) fn entities(m: &Manifest) -> Vec<EntityFields<'_>> {
             declared: Some(instr),
             line: m.instructions_line,
             fields: vec![Field::new("instructions".into(), FieldClass::Text, instr)],
+            params: Vec::new(),
         });
     }
     for t in &m.tools {
         let mut fields = common(&t.name, t.title.as_deref(), t.description.as_deref());
         schema_fields("inputSchema", &t.input_schema, &mut fields, 0);
+        schema_fields("annotations", &t.annotations, &mut fields, 0);
+        schema_fields("outputSchema", &t.output_schema, &mut fields, 0);
         out.push(EntityFields {
             kind: EntityKind::Tool,
             name: &t.name,
             declared: t.description.as_deref(),
             line: t.line,
             fields,
+            params: t
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default(),
         });
     }
     for (kind, list) in [
@@ -62,6 +73,7 @@ pub(crate) fn entities(m: &Manifest) -> Vec<EntityFields<'_>> {
                 declared: r.description.as_deref(),
                 line: r.line,
                 fields: common(&r.name, r.title.as_deref(), r.description.as_deref()),
+                params: Vec::new(),
             });
         }
     }
@@ -94,6 +106,7 @@ pub(crate) fn entities(m: &Manifest) -> Vec<EntityFields<'_>> {
             declared: p.description.as_deref(),
             line: p.line,
             fields,
+            params: p.arguments.iter().map(|a| a.name.as_str()).collect(),
         });
     }
     out

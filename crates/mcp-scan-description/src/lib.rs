@@ -73,6 +73,42 @@ impl<'r> DescriptionAnalyzer<'r> {
         if field.text.is_empty() {
             return;
         }
+        let first = hits.len();
+        self.scan_text(field, siblings, hits);
+        // What the model may read that the raw text hides: the text without invisible
+        // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
+        // Every rule runs again on each reading; the decoded text is the evidence.
+        let mut views: Vec<(String, String)> = Vec::new();
+        if field.class == FieldClass::Name {
+            if let Some(w) = text::identifier_words(field.text) {
+                views.push((format!("{} (identifier read as words)", field.path), w));
+            }
+        } else {
+            if let Some(t) = text::without_splitters(field.text) {
+                views.push((format!("{} (invisible characters removed)", field.path), t));
+            }
+            if let Some(t) = text::tag_text(field.text) {
+                views.push((format!("{} (hidden Unicode tag text)", field.path), t));
+            }
+            for (how, t) in text::decoded_views(field.text) {
+                views.push((format!("{} (decoded {how})", field.path), t));
+            }
+        }
+        for (path, t) in &views {
+            let view = Field::new(path.clone(), FieldClass::Text, t);
+            let mut derived = Vec::new();
+            self.scan_text(&view, siblings, &mut derived);
+            // A reading only adds what the raw text did not already show.
+            derived.retain(|d| {
+                !hits[first..]
+                    .iter()
+                    .any(|h| h.rule == d.rule && h.severity >= d.severity)
+            });
+            hits.extend(derived);
+        }
+    }
+
+    fn scan_text(&self, field: &Field<'_>, siblings: &HashSet<&str>, hits: &mut Vec<Hit>) {
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
@@ -118,9 +154,19 @@ impl<'r> DescriptionAnalyzer<'r> {
         fields::entities(m)
             .into_iter()
             .map(|e| {
-                // A tool naming itself is not a reference to a sibling.
+                // A tool naming itself is not a reference to a sibling; naming one of its own
+                // parameters is not a reference to another tool either.
                 let own = e.kind == EntityKind::Tool && siblings.remove(e.name);
+                let params: Vec<&str> = e
+                    .params
+                    .iter()
+                    .copied()
+                    .filter(|p| siblings.insert(p))
+                    .collect();
                 let hits = self.scan_fields(&e.fields, &siblings);
+                for p in params {
+                    siblings.remove(p);
+                }
                 if own {
                     siblings.insert(e.name);
                 }
@@ -213,7 +259,7 @@ fn score_rule(
         Window::Sentence => (0..n).map(|s| (s, s)).collect(),
         Window::Adjacent => (0..n).map(|s| (s, (s + 1).min(n - 1))).collect(),
     };
-    let mut best: Option<(i32, usize, usize, Vec<usize>)> = None;
+    let mut best: Option<(i32, usize, usize, Vec<usize>, bool)> = None;
     for (a, b) in windows {
         let mut found: Vec<(usize, bool)> = Vec::new();
         for s in present.iter().take(b + 1).skip(a) {
@@ -241,12 +287,22 @@ fn score_rule(
                 }
             })
             .sum();
+        // A window whose required cues (the reference to another tool) only name tools of the
+        // same server is a workflow hint between siblings: it never reaches MEDIUM.
+        let sibling_only = !rule.requires_any.is_empty()
+            && found
+                .iter()
+                .filter(|(c, _)| rule.requires_any.contains(c))
+                .all(|&(_, sibling)| sibling);
         if best.as_ref().is_none_or(|(s, ..)| score > *s) {
-            best = Some((score, a, b, cues));
+            best = Some((score, a, b, cues, sibling_only));
         }
     }
-    let (score, mut a, mut b, mut cues) = best?;
-    let severity = rule.severity_for(score)?;
+    let (score, mut a, mut b, mut cues, sibling_only) = best?;
+    let mut severity = rule.severity_for(score)?;
+    if sibling_only {
+        severity = severity.min(Severity::Low);
+    }
     // Show only the sentences that carry the evidence.
     let carries = |s: usize| present[s].iter().any(|&(c, _)| rule.cues[c].weight > 0);
     if a < b && !carries(a) {
@@ -272,12 +328,22 @@ fn score_rule(
     })
 }
 
-/// Whether `text` contains one of `names` as a whole identifier.
+/// Whether `text` contains one of `names` as a whole identifier, or as the tail of one after a
+/// server prefix (`list-properties` for `hubspot-list-properties`).
 fn names_any(text: &str, names: &HashSet<&str>) -> bool {
     !names.is_empty()
         && text
             .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .any(|token| names.contains(token) || names.contains(token.trim_end_matches('.')))
+            .map(|t| t.trim_end_matches('.'))
+            .any(|token| {
+                names.contains(token)
+                    || (token.contains(['_', '-'])
+                        && names.iter().any(|n| {
+                            n.len() > token.len()
+                                && n.ends_with(token)
+                                && n[..n.len() - token.len()].ends_with(['_', '-'])
+                        }))
+            })
 }
 
 /// Convenience for callers that only have a description (the benchmark): scans it as a tool

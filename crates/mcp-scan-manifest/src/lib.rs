@@ -38,6 +38,10 @@ pub struct Tool {
     pub description: Option<String>,
     /// The JSON Schema of the arguments, as declared (`Value::Null` when absent).
     pub input_schema: Value,
+    /// `annotations` and `outputSchema` as declared (`Value::Null` when absent): the model
+    /// reads them too.
+    pub annotations: Value,
+    pub output_schema: Value,
     /// 1-based line of the entity in its input, when found.
     pub line: Option<u32>,
 }
@@ -515,7 +519,14 @@ impl Builder<'_> {
                 continue;
             }
             let line = self.find_name_line(&name, start, end);
+            self.check_text_types(obj, &format!("tools[{i}] `{name}`"), at);
             self.out.manifest.tools.push(Tool {
+                annotations: obj.get("annotations").cloned().unwrap_or(Value::Null),
+                output_schema: obj
+                    .get("outputSchema")
+                    .or_else(|| obj.get("output_schema"))
+                    .cloned()
+                    .unwrap_or(Value::Null),
                 title: str_field(obj, "title"),
                 description: str_field(obj, "description"),
                 input_schema: obj
@@ -545,6 +556,7 @@ impl Builder<'_> {
                 continue;
             };
             let line = self.find_name_line(&name, start, end);
+            self.check_text_types(obj, &format!("{key}[{i}] `{name}`"), at);
             let r = Resource {
                 title: str_field(obj, "title"),
                 description: str_field(obj, "description"),
@@ -567,6 +579,7 @@ impl Builder<'_> {
                 continue;
             };
             let line = self.find_name_line(&name, start, end);
+            self.check_text_types(obj, &format!("prompts[{i}] `{name}`"), at);
             let arguments = match obj.get("arguments") {
                 Some(Value::Array(args)) => args
                     .iter()
@@ -586,6 +599,28 @@ impl Builder<'_> {
                 name,
                 line,
             });
+        }
+    }
+
+    /// A `description` or `title` that is not a string is text the model may still be shown
+    /// (clients stringify it) but that no rule reads: an error, so the scan is not SAFE.
+    fn check_text_types(&mut self, obj: &Map<String, Value>, what: &str, at: usize) {
+        for key in ["description", "title"] {
+            match obj.get(key) {
+                None | Some(Value::String(_)) | Some(Value::Null) => {}
+                Some(v) => {
+                    let kind = match v {
+                        Value::Bool(_) => "a boolean",
+                        Value::Number(_) => "a number",
+                        Value::Array(_) => "an array",
+                        _ => "an object",
+                    };
+                    self.error_at(
+                        at,
+                        format!("{what}: `{key}` is {kind}, not a string; it was not scanned"),
+                    );
+                }
+            }
         }
     }
 

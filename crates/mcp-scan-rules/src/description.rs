@@ -57,6 +57,22 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "rules/description/D010-tool-name-squatting.toml",
         include_str!("../../../rules/description/D010-tool-name-squatting.toml"),
     ),
+    (
+        "rules/description/D011-instruction-override.toml",
+        include_str!("../../../rules/description/D011-instruction-override.toml"),
+    ),
+    (
+        "rules/description/D012-spoofed-authority.toml",
+        include_str!("../../../rules/description/D012-spoofed-authority.toml"),
+    ),
+    (
+        "rules/description/D013-preference-manipulation.toml",
+        include_str!("../../../rules/description/D013-preference-manipulation.toml"),
+    ),
+    (
+        "rules/description/D014-context-harvesting.toml",
+        include_str!("../../../rules/description/D014-context-harvesting.toml"),
+    ),
 ];
 
 /// Which texts of an entity a rule reads.

@@ -235,7 +235,7 @@ fn rules_listing_is_what_users_see() {
     let o = run(&["rules"]);
     assert_eq!(code(&o), 0);
     let listing = text(&o.stdout);
-    for n in 1..=10 {
+    for n in 1..=14 {
         assert!(listing.contains(&format!("MCPS-D{n:03}")), "{listing}");
     }
     insta::assert_snapshot!("rules_listing", listing);
