@@ -28,6 +28,38 @@ const FIXPOINT_BUDGET: usize = 64;
 
 pub type Vars = BTreeMap<String, Val>;
 
+/// Methods of strings and bytes: their result is (part of) the receiver's text.
+const STR_METHODS: &[&str] = &[
+    "encode",
+    "decode",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lower",
+    "upper",
+    "casefold",
+    "title",
+    "capitalize",
+    "replace",
+    "split",
+    "rsplit",
+    "splitlines",
+    "partition",
+    "rpartition",
+    "format",
+    "join",
+    "removeprefix",
+    "removesuffix",
+    "zfill",
+    "ljust",
+    "rjust",
+    "center",
+    "translate",
+    "expandtabs",
+    "hex",
+    "swapcase",
+];
+
 /// Sink kinds that send data off the machine.
 const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
 
@@ -710,7 +742,8 @@ impl Frame<'_, '_, '_> {
                             if g.method.as_deref() == Some(attr.as_str())
                                 && let Some(root) = root_var(value)
                             {
-                                self.sanitize_var(vars, &root, &g.kinds);
+                                let kinds = narrow_prefix_guard(attr, &g.kinds, args);
+                                self.sanitize_var(vars, &root, &kinds);
                             }
                         }
                     }
@@ -1457,7 +1490,17 @@ impl Frame<'_, '_, '_> {
         let site = Loc::new(self.m, &e.span);
         let mut out = Val::default();
         if let Some(r) = recv {
-            out.absorb_taint(r);
+            // A client object built with a credential (`Client(api_key)`) returns the
+            // service's answers, not the credential; string methods on the credential itself
+            // still carry it.
+            let method = q.rsplit('.').next().unwrap_or(q);
+            let keeps_credential = STR_METHODS.contains(&method);
+            for (l, t) in r.all_taint() {
+                if t.service.is_some() && !keeps_credential {
+                    continue;
+                }
+                crate::value::merge_taint(&mut out.taint, &l, &t);
+            }
         }
         for (_, v, _) in argv {
             out.absorb_taint(v);
@@ -2035,7 +2078,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
                         if g.method.as_deref() == Some(attr.as_str())
                             && let Some(root) = root_var(value)
                         {
-                            out.push((root, g.kinds.clone()));
+                            out.push((root, narrow_prefix_guard(attr, &g.kinds, args)));
                         }
                     }
                 }
@@ -2056,6 +2099,56 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
         }
     }
     out
+}
+
+/// A prefix test guards what its prefix can contain: a bare scheme (`"https://"`) is no
+/// allow-list at all, a scheme with a host (`"https://api.example.com/"`) pins a destination
+/// (not a file path), and a path prefix contains paths (not URLs).
+fn narrow_prefix_guard(method: &str, kinds: &[String], args: &[Arg]) -> Vec<String> {
+    if method != "startswith" {
+        return kinds.to_vec();
+    }
+    let Some(first) = args.first() else {
+        return kinds.to_vec();
+    };
+    let prefixes: Vec<&str> = match &first.value.kind {
+        ExprKind::Str(s) => vec![s.as_str()],
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+            let lits: Vec<&str> = xs
+                .iter()
+                .filter_map(|x| match &x.kind {
+                    ExprKind::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if lits.len() != xs.len() {
+                return kinds.to_vec();
+            }
+            lits
+        }
+        _ => return kinds.to_vec(),
+    };
+    if prefixes.is_empty() {
+        return kinds.to_vec();
+    }
+    let scheme_only = |p: &str| {
+        p.strip_suffix("://").is_some_and(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        })
+    };
+    if prefixes.iter().all(|p| scheme_only(p)) {
+        return Vec::new();
+    }
+    let is_net = |k: &String| NETWORK_KINDS.contains(&k.as_str());
+    if prefixes.iter().all(|p| p.contains("://")) {
+        return kinds.iter().filter(|k| is_net(k)).cloned().collect();
+    }
+    if prefixes.iter().all(|p| !p.contains("://")) {
+        return kinds.iter().filter(|k| !is_net(k)).cloned().collect();
+    }
+    kinds.to_vec()
 }
 
 /// Every combination of the operands' possible constants (None = unknown part), or None when
