@@ -60,6 +60,15 @@ const STR_METHODS: &[&str] = &[
     "swapcase",
 ];
 
+/// Sink kinds that act on a file path.
+const FILE_KINDS: &[&str] = &[
+    "file-read",
+    "file-write",
+    "file-delete",
+    "file-list",
+    "file-permission",
+];
+
 /// Sink kinds that send data off the machine.
 const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
 
@@ -1348,6 +1357,15 @@ impl Frame<'_, '_, '_> {
             }
             for (_, v, _) in &argv {
                 out.absorb_taint(v);
+            }
+            // `name.replace("/", "_")`: what is left has no separator, so it names one entry
+            // of the directory it is joined to and cannot climb out of it.
+            if method == Some("replace")
+                && positional(&argv, 0)
+                    .and_then(|v| v.konst.as_deref())
+                    .is_some_and(|k| k == "/" || k == "\\")
+            {
+                out.sanitize(&FILE_KINDS.iter().map(|k| k.to_string()).collect::<Vec<_>>());
             }
         }
         out

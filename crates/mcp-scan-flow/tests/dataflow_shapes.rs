@@ -577,3 +577,30 @@ def file_under_root(name: str) -> str:
         0
     );
 }
+
+#[test]
+fn a_name_with_its_separators_replaced_stays_inside_its_directory() {
+    let rs = server(
+        r#"
+from pathlib import Path
+ROOT = Path("/srv/cache")
+
+@mcp.tool()
+def good(paper_id: str) -> str:
+    """Reads a cached paper."""
+    safe = paper_id.replace("/", "__")
+    return (ROOT / f"{safe}.json").read_text()
+
+@mcp.tool()
+def bad(paper_id: str) -> str:
+    """Reads a cached paper."""
+    safe = paper_id.replace(" ", "_")
+    return (ROOT / f"{safe}.json").read_text()
+"#,
+    );
+    assert_eq!(
+        flows_to(tool(&rs, "good"), "param:paper_id", "file-read"),
+        0
+    );
+    assert_eq!(flows_to(tool(&rs, "bad"), "param:paper_id", "file-read"), 1);
+}
