@@ -28,6 +28,9 @@ const FIXPOINT_BUDGET: usize = 64;
 
 pub type Vars = BTreeMap<String, Val>;
 
+/// The parameters a helper checks with a guard: parameter index, kinds made safe.
+type HelperGuards = Vec<(usize, Vec<String>)>;
+
 /// Methods of strings and bytes: their result is (part of) the receiver's text.
 const STR_METHODS: &[&str] = &[
     "encode",
@@ -160,7 +163,7 @@ pub struct Analyzer<'p, 'm> {
     class_vars: HashMap<(usize, String), Rc<Vars>>,
     /// Which parameters a helper function checks with a guard (`def allowed(u): return
     /// urlparse(u).hostname in HOSTS`), per function: parameter index and kinds made safe.
-    helper_guards: HashMap<(usize, FuncId), Rc<Vec<(usize, Vec<String>)>>>,
+    helper_guards: HashMap<(usize, FuncId), Rc<HelperGuards>>,
     analyses: usize,
     /// Why the analysis is incomplete, if a limit was hit.
     pub limit: Option<String>,
@@ -287,7 +290,7 @@ impl<'p, 'm> Analyzer<'p, 'm> {
 
     /// The parameters function `f` of module `m` tests with a model guard, anywhere in its body
     /// (directly or through a local derived from the parameter), with the kinds made safe.
-    fn helper_guards(&mut self, m: usize, f: FuncId) -> Rc<Vec<(usize, Vec<String>)>> {
+    fn helper_guards(&mut self, m: usize, f: FuncId) -> Rc<HelperGuards> {
         if let Some(g) = self.helper_guards.get(&(m, f)) {
             return g.clone();
         }
@@ -1401,8 +1404,10 @@ impl Frame<'_, '_, '_> {
         }
         if is("functools.partial") {
             let f = positional(argv, 0)?;
-            let mut out = Val::default();
-            out.refs = f.refs.clone();
+            let mut out = Val {
+                refs: f.refs.clone(),
+                ..Val::default()
+            };
             let mut bound = Val::default();
             for (i, v) in argv
                 .iter()
@@ -1426,16 +1431,36 @@ impl Frame<'_, '_, '_> {
     /// Adds the taint of `put` to the place `target` names (a variable, or one attribute of
     /// a variable): what a mutating method stored into it.
     fn taint_place(&mut self, vars: &mut Vars, target: &Expr, put: &Val) {
+        // Only labels the place does not carry yet: re-storing known taint would only churn
+        // its paths and slow the fixpoint.
+        let fresh = |cur: &Val| {
+            let have = cur.all_taint();
+            let mut v = Val::default();
+            for (l, t) in put.all_taint() {
+                if !have.contains_key(&l) {
+                    v.taint.insert(l, t);
+                }
+            }
+            v
+        };
         match &target.kind {
             ExprKind::Name(n) => {
                 let mut cur = self.lookup(vars, n);
-                cur.absorb_taint(put);
+                let new = fresh(&cur);
+                if new.taint.is_empty() {
+                    return;
+                }
+                cur.absorb_taint(&new);
                 vars.insert(n.clone(), cur);
             }
             ExprKind::Attribute { value, attr } if matches!(value.kind, ExprKind::Name(_)) => {
                 let base = self.eval(vars, value);
                 let mut cur = self.attr(&base, attr);
-                cur.absorb_taint(put);
+                let new = fresh(&cur);
+                if new.taint.is_empty() {
+                    return;
+                }
+                cur.absorb_taint(&new);
                 self.store_field(vars, value, Some(attr), cur);
             }
             _ => {}
@@ -1760,13 +1785,10 @@ impl Frame<'_, '_, '_> {
                             .call_fn(mi, fi, Some(Val::default()), &pass, &site, q);
                         self.absorb_outcome(&o, &site);
                     }
-                    Ref::Api(api) => {
-                        // An API handed over (`submit(os.system, cmd)`) is called with the
-                        // arguments passed on.
-                        if api != q {
-                            let v = self.call_api(&api, None, &pass, e);
-                            let _ = v;
-                        }
+                    // An API handed over (`submit(os.system, cmd)`) is called with the
+                    // arguments passed on.
+                    Ref::Api(api) if api != q => {
+                        let _ = self.call_api(&api, None, &pass, e);
                     }
                     _ => {}
                 }

@@ -354,8 +354,14 @@ impl Val {
         }
         if self.konst != other.konst || self.alts != other.alts {
             // Two different constants: the value is one of them (bounded), else unknown.
+            // Only whole constants become alternatives: a partly unknown one (`…/x`) is
+            // usually a string growing in a loop, which would only delay the fixpoint.
+            let whole = |c: &Option<BTreeSet<String>>| {
+                c.as_ref()
+                    .is_some_and(|c| c.iter().all(|k| !k.contains(UNKNOWN)))
+            };
             match (self.candidates(), other.candidates()) {
-                (Some(mut a), Some(b)) => {
+                (Some(mut a), Some(b)) if whole(&Some(a.clone())) && whole(&Some(b.clone())) => {
                     a.extend(b);
                     self.set_candidates(a);
                 }

@@ -604,3 +604,27 @@ def bad(paper_id: str) -> str:
     );
     assert_eq!(flows_to(tool(&rs, "bad"), "param:paper_id", "file-read"), 1);
 }
+
+#[test]
+fn an_api_handed_to_an_executor_is_called_with_the_arguments_passed_on() {
+    let rs = server(
+        r#"
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+@mcp.tool()
+def bad(cmd: str) -> str:
+    """x"""
+    with ThreadPoolExecutor() as ex:
+        return str(ex.submit(os.system, cmd).result())
+
+@mcp.tool()
+def good(text: str) -> str:
+    """x"""
+    with ThreadPoolExecutor() as ex:
+        return str(ex.submit(len, text).result())
+"#,
+    );
+    assert_eq!(flows_to(tool(&rs, "bad"), "param:cmd", "command-exec"), 1);
+    assert!(tool(&rs, "good").capabilities.is_empty());
+}
