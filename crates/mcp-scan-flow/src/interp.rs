@@ -946,27 +946,30 @@ impl Frame<'_, '_, '_> {
             ExprKind::Null => Val::default(),
             ExprKind::FormatStr(parts) => {
                 let mut out = Val::default();
-                let mut text = String::new();
                 let mut any_lit = false;
+                // Literal parts as constants, expression parts as their values.
+                let mut vals: Vec<Val> = Vec::with_capacity(parts.len());
                 for p in parts {
                     match p {
                         StrPart::Lit(s) => {
                             any_lit = true;
-                            text.push_str(s);
+                            vals.push(Val::konst(s.clone()));
                         }
                         StrPart::Expr(x) => {
                             let v = self.eval(vars, x);
-                            match &v.konst {
-                                Some(k) => text.push_str(k),
-                                None => text.push(UNKNOWN),
-                            }
                             out.absorb_taint(&v);
+                            vals.push(v);
                         }
                     }
                 }
-                if any_lit || !text.contains(UNKNOWN) {
-                    out.konst = Val::konst(text).konst;
-                }
+                let refs: Vec<Option<&Val>> = vals.iter().map(Some).collect();
+                set_const_over(&mut out, &refs, |c| {
+                    let text: String = c
+                        .iter()
+                        .map(|k| k.clone().unwrap_or_else(|| UNKNOWN.to_string()))
+                        .collect();
+                    (any_lit || !text.contains(UNKNOWN)).then(|| Val::konst(text).konst)?
+                });
                 out
             }
             ExprKind::Attribute { value, attr } => {
