@@ -1364,15 +1364,15 @@ impl Frame<'_, '_, '_> {
             for (_, v, _) in &argv {
                 out.absorb_taint(v);
             }
-            // `name.replace("/", "_")`: what is left has no separator, so it names one entry
-            // of the directory it is joined to and cannot climb out of it.
-            if method == Some("replace")
-                && positional(&argv, 0)
-                    .and_then(|v| v.konst.as_deref())
-                    .is_some_and(|k| k == "/" || k == "\\")
-            {
-                out.sanitize(&FILE_KINDS.iter().map(|k| k.to_string()).collect::<Vec<_>>());
-            }
+        }
+        // `name.replace("/", "_")`: what is left has no separator, so it names one entry
+        // of the directory it is joined to and cannot climb out of it.
+        if method == Some("replace")
+            && positional(&argv, 0)
+                .and_then(|v| v.konst.as_deref())
+                .is_some_and(|k| k == "/" || k == "\\")
+        {
+            out.sanitize(&FILE_KINDS.iter().map(|k| k.to_string()).collect::<Vec<_>>());
         }
         out
     }
