@@ -85,6 +85,8 @@ const PARTIAL: &str = "@partial";
 /// The pseudo-variable recording which variable `x` was derived from (`host = urlparse(url)
 /// .hostname`), so that a guard on `host` also guards `url`.
 const ALIAS_PREFIX: &str = "@from:";
+/// The pseudo-variable holding what a checking helper's result (`ok`) vouches for.
+const VERDICT_PREFIX: &str = "@verdict:";
 
 /// The field that marks a value as a handle on background work started at `site`.
 pub fn bg_marker(site: &Loc) -> String {
@@ -586,6 +588,7 @@ impl Frame<'_, '_, '_> {
                             &self.hop(&s.span, format!("assigned to `{}`", names.join("`, `"))),
                         );
                     }
+                    self.record_helper_verdict(vars, targets, value);
                     for t in targets {
                         self.bind(vars, t, v.clone());
                         if let ExprKind::Name(n) = &t.kind {
@@ -734,6 +737,22 @@ impl Frame<'_, '_, '_> {
         let mut todo = vec![e];
         while let Some(e) = todo.pop() {
             match &e.kind {
+                ExprKind::Name(n) => {
+                    // The saved verdict of a checking helper (`ok, err = validate(p)`).
+                    if let Some(v) = vars.get(&format!("{VERDICT_PREFIX}{n}")).cloned() {
+                        for (root, kinds) in &v.fields {
+                            let kinds: Vec<String> = kinds
+                                .konst
+                                .as_deref()
+                                .unwrap_or("")
+                                .split(',')
+                                .filter(|k| !k.is_empty())
+                                .map(str::to_string)
+                                .collect();
+                            self.sanitize_var(vars, root, &kinds);
+                        }
+                    }
+                }
                 ExprKind::Unary { operand, .. } => todo.push(operand),
                 ExprKind::Await(x) => todo.push(x),
                 ExprKind::Binary { op, left, right } => {
@@ -800,6 +819,59 @@ impl Frame<'_, '_, '_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `ok = allowed(url)` / `ok, err = validate(path)`: remembers, under the first name
+    /// bound, which variables the helper checked, so that testing `ok` later guards them.
+    fn record_helper_verdict(&mut self, vars: &mut Vars, targets: &[Expr], value: &Expr) {
+        let mut names = Vec::new();
+        for t in targets {
+            bound_names(t, &mut names);
+        }
+        let Some(first) = names.first().cloned() else {
+            return;
+        };
+        let key = format!("{VERDICT_PREFIX}{first}");
+        vars.remove(&key);
+        let call = match &value.kind {
+            ExprKind::Await(x) => x.as_ref(),
+            _ => value,
+        };
+        let ExprKind::Call { callee, args } = &call.kind else {
+            return;
+        };
+        let resolved = self.eval(vars, callee);
+        let mut verdict = Val::default();
+        for r in &resolved.refs {
+            let (mi, fi, shift) = match r {
+                Ref::Func(mi, fi) => (*mi, *fi, 0),
+                Ref::Bound(mi, fi) => (*mi, *fi, 1),
+                _ => continue,
+            };
+            let hg = self.an.helper_guards(mi, fi);
+            for (pi, kinds) in hg.iter() {
+                let Some(ai) = pi.checked_sub(shift) else {
+                    continue;
+                };
+                let pname = self.an.prog.modules[mi].functions[fi]
+                    .params
+                    .get(*pi)
+                    .map(|p| p.name.clone());
+                let arg = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread)
+                    .nth(ai)
+                    .or_else(|| args.iter().find(|a| a.name == pname));
+                if let Some(a) = arg {
+                    for root in all_root_vars(&a.value) {
+                        verdict.set_field(&root, Val::konst(kinds.join(",")));
+                    }
+                }
+            }
+        }
+        if !verdict.fields.is_empty() {
+            vars.insert(key, verdict);
         }
     }
 

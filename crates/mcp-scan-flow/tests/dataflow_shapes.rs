@@ -648,3 +648,40 @@ def bad(x: str) -> str:
     assert!(reads.iter().any(|r| r == "~/.aws/credentials"), "{reads:?}");
     assert!(reads.iter().any(|r| r == "~/.aws/config"), "{reads:?}");
 }
+
+#[test]
+fn a_checking_helper_whose_verdict_is_saved_and_tested_later_guards_its_argument() {
+    let rs = server(
+        r#"
+from pathlib import Path
+ROOT = Path("/srv/data")
+
+def validate_path(p):
+    resolved = Path(p).resolve()
+    if not resolved.is_relative_to(ROOT):
+        return False, "outside"
+    return True, ""
+
+def describe(p):
+    return True, p.upper()
+
+@mcp.tool()
+def good(path: str) -> str:
+    """Reads a file under /srv/data."""
+    ok, err = validate_path(path)
+    if not ok:
+        return err
+    return open(path).read()
+
+@mcp.tool()
+def bad(path: str) -> str:
+    """Reads a file under /srv/data."""
+    ok, err = describe(path)
+    if not ok:
+        return err
+    return open(path).read()
+"#,
+    );
+    assert_eq!(flows_to(tool(&rs, "good"), "param:path", "file-read"), 0);
+    assert_eq!(flows_to(tool(&rs, "bad"), "param:path", "file-read"), 1);
+}
