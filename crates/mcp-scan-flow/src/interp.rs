@@ -10,10 +10,10 @@
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
 use crate::models::{ArgSel, ConstOp, Models, When};
-use crate::value::{Hop, Loc, Ref, Taint, UNKNOWN, Val, concat, join_path};
+use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 /// Calls deeper than this are not followed (the tool is then marked incomplete).
@@ -28,11 +28,65 @@ const FIXPOINT_BUDGET: usize = 64;
 
 pub type Vars = BTreeMap<String, Val>;
 
+/// The parameters a helper checks with a guard: parameter index, kinds made safe.
+type HelperGuards = Vec<(usize, Vec<String>)>;
+
+/// Methods of strings and bytes: their result is (part of) the receiver's text.
+const STR_METHODS: &[&str] = &[
+    "encode",
+    "decode",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "lower",
+    "upper",
+    "casefold",
+    "title",
+    "capitalize",
+    "replace",
+    "split",
+    "rsplit",
+    "splitlines",
+    "partition",
+    "rpartition",
+    "format",
+    "join",
+    "removeprefix",
+    "removesuffix",
+    "zfill",
+    "ljust",
+    "rjust",
+    "center",
+    "translate",
+    "expandtabs",
+    "hex",
+    "swapcase",
+];
+
+/// Sink kinds that act on a file path.
+const FILE_KINDS: &[&str] = &[
+    "file-read",
+    "file-write",
+    "file-delete",
+    "file-list",
+    "file-permission",
+];
+
+/// Sink kinds that send data off the machine.
+const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
+
 /// The kind of work that may outlive a call.
 pub const BACKGROUND: &str = "background";
 /// Internal event: background work (named by its marker in `detail`) was waited for.
 pub const JOINED: &str = "joined";
 const BG_PREFIX: &str = "@background:";
+/// The field of a `functools.partial` object holding its bound arguments.
+const PARTIAL: &str = "@partial";
+/// The pseudo-variable recording which variable `x` was derived from (`host = urlparse(url)
+/// .hostname`), so that a guard on `host` also guards `url`.
+const ALIAS_PREFIX: &str = "@from:";
+/// The pseudo-variable holding what a checking helper's result (`ok`) vouches for.
+const VERDICT_PREFIX: &str = "@verdict:";
 
 /// The field that marks a value as a handle on background work started at `site`.
 pub fn bg_marker(site: &Loc) -> String {
@@ -107,6 +161,11 @@ pub struct Analyzer<'p, 'm> {
     /// Variables of the enclosing function a nested function or lambda sees (closures),
     /// joined over every place it is defined or called from.
     closures: HashMap<(usize, FuncId), Vars>,
+    /// Class-level attributes (the class body's bindings), per class, computed on demand.
+    class_vars: HashMap<(usize, String), Rc<Vars>>,
+    /// Which parameters a helper function checks with a guard (`def allowed(u): return
+    /// urlparse(u).hostname in HOSTS`), per function: parameter index and kinds made safe.
+    helper_guards: HashMap<(usize, FuncId), Rc<HelperGuards>>,
     analyses: usize,
     /// Why the analysis is incomplete, if a limit was hit.
     pub limit: Option<String>,
@@ -123,6 +182,8 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             stack: Vec::new(),
             closures: HashMap::new(),
             instance_fields: HashMap::new(),
+            class_vars: HashMap::new(),
+            helper_guards: HashMap::new(),
             analyses: 0,
             limit: None,
         }
@@ -202,6 +263,81 @@ impl<'p, 'm> Analyzer<'p, 'm> {
         self.globals_busy.remove(&m);
         let g = Rc::new(vars);
         self.globals.insert(m, g.clone());
+        g
+    }
+
+    /// Class-level bindings of class `c` of module `m` (its body run once), computed on demand.
+    fn class_vars(&mut self, m: usize, c: &str) -> Rc<Vars> {
+        let key = (m, c.to_string());
+        if let Some(v) = self.class_vars.get(&key) {
+            return v.clone();
+        }
+        // Inserted first so that a class body reading its own class sees no attributes
+        // rather than recursing.
+        self.class_vars.insert(key.clone(), Rc::new(Vars::new()));
+        let body = format!("{c}.<body>");
+        let vars = match self.prog.modules[m].function_by_qualname(&body) {
+            Some(fi) if self.stack.len() < MAX_CALL_DEPTH => {
+                self.stack.push((m, fi));
+                let (_, vars) = self.analyze_fn(m, fi, Vec::new());
+                self.stack.pop();
+                vars
+            }
+            _ => Vars::new(),
+        };
+        let v = Rc::new(vars);
+        self.class_vars.insert(key, v.clone());
+        v
+    }
+
+    /// The parameters function `f` of module `m` tests with a model guard, anywhere in its body
+    /// (directly or through a local derived from the parameter), with the kinds made safe.
+    fn helper_guards(&mut self, m: usize, f: FuncId) -> Rc<HelperGuards> {
+        if let Some(g) = self.helper_guards.get(&(m, f)) {
+            return g.clone();
+        }
+        let mut out = Vec::new();
+        if let Some(func) = self.prog.modules[m].functions.get(f) {
+            // Locals derived from each parameter (`p = urlparse(u)`), to a fixed point.
+            let mut origin: HashMap<String, usize> = func
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), i))
+                .collect();
+            let mut assigns = Vec::new();
+            let mut tests = Vec::new();
+            collect_helper_parts(&func.body, &mut assigns, &mut tests, 0);
+            for _ in 0..4 {
+                let mut changed = false;
+                for (target, value) in &assigns {
+                    if origin.contains_key(target) {
+                        continue;
+                    }
+                    if let Some(i) = root_var(value).and_then(|r| origin.get(&r).copied()) {
+                        origin.insert(target.clone(), i);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            let models = self.prog.models;
+            for e in tests {
+                for (root, kinds) in guarded_roots(models, e) {
+                    if let Some(&i) = origin.get(&root)
+                        && !out
+                            .iter()
+                            .any(|(j, k): &(usize, Vec<String>)| *j == i && *k == kinds)
+                    {
+                        out.push((i, kinds));
+                    }
+                }
+            }
+        }
+        let g = Rc::new(out);
+        self.helper_guards.insert((m, f), g.clone());
         g
     }
 
@@ -452,8 +588,20 @@ impl Frame<'_, '_, '_> {
                             &self.hop(&s.span, format!("assigned to `{}`", names.join("`, `"))),
                         );
                     }
+                    self.record_helper_verdict(vars, targets, value);
                     for t in targets {
                         self.bind(vars, t, v.clone());
+                        if let ExprKind::Name(n) = &t.kind {
+                            let key = format!("{ALIAS_PREFIX}{n}");
+                            match root_var(value) {
+                                Some(r) if &r != n => {
+                                    vars.insert(key, Val::konst(r));
+                                }
+                                _ => {
+                                    vars.remove(&key);
+                                }
+                            }
+                        }
                     }
                 }
                 StmtKind::AugAssign { target, op, value } => {
@@ -589,6 +737,22 @@ impl Frame<'_, '_, '_> {
         let mut todo = vec![e];
         while let Some(e) = todo.pop() {
             match &e.kind {
+                ExprKind::Name(n) => {
+                    // The saved verdict of a checking helper (`ok, err = validate(p)`).
+                    if let Some(v) = vars.get(&format!("{VERDICT_PREFIX}{n}")).cloned() {
+                        for (root, kinds) in &v.fields {
+                            let kinds: Vec<String> = kinds
+                                .konst
+                                .as_deref()
+                                .unwrap_or("")
+                                .split(',')
+                                .filter(|k| !k.is_empty())
+                                .map(str::to_string)
+                                .collect();
+                            self.sanitize_var(vars, root, &kinds);
+                        }
+                    }
+                }
                 ExprKind::Unary { operand, .. } => todo.push(operand),
                 ExprKind::Await(x) => todo.push(x),
                 ExprKind::Binary { op, left, right } => {
@@ -609,11 +773,38 @@ impl Frame<'_, '_, '_> {
                             if g.method.as_deref() == Some(attr.as_str())
                                 && let Some(root) = root_var(value)
                             {
-                                self.sanitize_var(vars, &root, &g.kinds);
+                                let kinds = narrow_prefix_guard(attr, &g.kinds, args);
+                                self.sanitize_var(vars, &root, &kinds);
                             }
                         }
                     }
                     let resolved = self.eval(vars, callee);
+                    // A helper that checks its argument (`if not allowed(url): raise`).
+                    for r in &resolved.refs {
+                        let (mi, fi, shift) = match r {
+                            Ref::Func(mi, fi) => (*mi, *fi, 0),
+                            Ref::Bound(mi, fi) => (*mi, *fi, 1),
+                            _ => continue,
+                        };
+                        let hg = self.an.helper_guards(mi, fi);
+                        for (pi, kinds) in hg.iter() {
+                            let Some(ai) = pi.checked_sub(shift) else {
+                                continue;
+                            };
+                            let params = &self.an.prog.modules[mi].functions[fi].params;
+                            let pname = params.get(*pi).map(|p| p.name.clone());
+                            let arg = args
+                                .iter()
+                                .filter(|a| a.name.is_none() && !a.spread)
+                                .nth(ai)
+                                .or_else(|| args.iter().find(|a| a.name == pname));
+                            if let Some(a) = arg {
+                                for root in all_root_vars(&a.value) {
+                                    self.sanitize_var(vars, &root, kinds);
+                                }
+                            }
+                        }
+                    }
                     for g in &models.guards {
                         if let Some(c) = &g.callee
                             && resolved.refs.contains(&Ref::Api(c.clone()))
@@ -638,10 +829,74 @@ impl Frame<'_, '_, '_> {
         }
     }
 
+    /// `ok = allowed(url)` / `ok, err = validate(path)`: remembers, under the first name
+    /// bound, which variables the helper checked, so that testing `ok` later guards them.
+    fn record_helper_verdict(&mut self, vars: &mut Vars, targets: &[Expr], value: &Expr) {
+        let mut names = Vec::new();
+        for t in targets {
+            bound_names(t, &mut names);
+        }
+        let Some(first) = names.first().cloned() else {
+            return;
+        };
+        let key = format!("{VERDICT_PREFIX}{first}");
+        vars.remove(&key);
+        let call = match &value.kind {
+            ExprKind::Await(x) => x.as_ref(),
+            _ => value,
+        };
+        let ExprKind::Call { callee, args } = &call.kind else {
+            return;
+        };
+        let resolved = self.eval(vars, callee);
+        let mut verdict = Val::default();
+        for r in &resolved.refs {
+            let (mi, fi, shift) = match r {
+                Ref::Func(mi, fi) => (*mi, *fi, 0),
+                Ref::Bound(mi, fi) => (*mi, *fi, 1),
+                _ => continue,
+            };
+            let hg = self.an.helper_guards(mi, fi);
+            for (pi, kinds) in hg.iter() {
+                let Some(ai) = pi.checked_sub(shift) else {
+                    continue;
+                };
+                let pname = self.an.prog.modules[mi].functions[fi]
+                    .params
+                    .get(*pi)
+                    .map(|p| p.name.clone());
+                let arg = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread)
+                    .nth(ai)
+                    .or_else(|| args.iter().find(|a| a.name == pname));
+                if let Some(a) = arg {
+                    for root in all_root_vars(&a.value) {
+                        verdict.set_field(&root, Val::konst(kinds.join(",")));
+                    }
+                }
+            }
+        }
+        if !verdict.fields.is_empty() {
+            vars.insert(key, verdict);
+        }
+    }
+
     fn sanitize_var(&mut self, vars: &mut Vars, name: &str, kinds: &[String]) {
-        let mut v = self.lookup(vars, name);
-        v.sanitize(kinds);
-        vars.insert(name.to_string(), v);
+        let mut name = name.to_string();
+        // The checked variable and the ones it was derived from (bounded chain).
+        for _ in 0..4 {
+            let mut v = self.lookup(vars, &name);
+            v.sanitize(kinds);
+            vars.insert(name.clone(), v);
+            match vars
+                .get(&format!("{ALIAS_PREFIX}{name}"))
+                .and_then(|a| a.konst.clone())
+            {
+                Some(from) if from != name => name = from,
+                _ => break,
+            }
+        }
     }
 
     fn resolve_import(&mut self, imp: &Import) -> Val {
@@ -770,27 +1025,30 @@ impl Frame<'_, '_, '_> {
             ExprKind::Null => Val::default(),
             ExprKind::FormatStr(parts) => {
                 let mut out = Val::default();
-                let mut text = String::new();
                 let mut any_lit = false;
+                // Literal parts as constants, expression parts as their values.
+                let mut vals: Vec<Val> = Vec::with_capacity(parts.len());
                 for p in parts {
                     match p {
                         StrPart::Lit(s) => {
                             any_lit = true;
-                            text.push_str(s);
+                            vals.push(Val::konst(s.clone()));
                         }
                         StrPart::Expr(x) => {
                             let v = self.eval(vars, x);
-                            match &v.konst {
-                                Some(k) => text.push_str(k),
-                                None => text.push(UNKNOWN),
-                            }
                             out.absorb_taint(&v);
+                            vals.push(v);
                         }
                     }
                 }
-                if any_lit || !text.contains(UNKNOWN) {
-                    out.konst = Val::konst(text).konst;
-                }
+                let refs: Vec<Option<&Val>> = vals.iter().map(Some).collect();
+                set_const_over(&mut out, &refs, |c| {
+                    let text: String = c
+                        .iter()
+                        .map(|k| k.clone().unwrap_or_else(|| UNKNOWN.to_string()))
+                        .collect();
+                    (any_lit || !text.contains(UNKNOWN)).then(|| Val::konst(text).konst)?
+                });
                 out
             }
             ExprKind::Attribute { value, attr } => {
@@ -936,6 +1194,13 @@ impl Frame<'_, '_, '_> {
                         } else {
                             Ref::Func(mi, fi)
                         });
+                    } else if !base.fields.contains_key(attr) {
+                        // A class-level attribute (`conn = socket.socket()` in the class body),
+                        // shared by every instance.
+                        let cv = self.an.class_vars(mi, &c);
+                        if let Some(v) = cv.get(attr) {
+                            out.join_in(&v.clone());
+                        }
                     }
                 }
                 Ref::Api(q) => {
@@ -954,11 +1219,30 @@ impl Frame<'_, '_, '_> {
                 && let Some(row) = models.subscript_sources.get(q)
             {
                 let key = idx.konst.clone();
+                let secret = row
+                    .sensitive_label
+                    .as_ref()
+                    .zip(key.as_deref().and_then(|k| models.secret_env(k)));
                 let hop = self.hop(
                     &e.span,
-                    format!("reads {q}[{}]", key.as_deref().unwrap_or("…")),
+                    match &secret {
+                        Some((_, (what, _))) => format!(
+                            "reads {} from the environment ({what})",
+                            key.as_deref().unwrap_or("")
+                        ),
+                        None => format!("reads {q}[{}]", key.as_deref().unwrap_or("…")),
+                    },
                 );
-                let mut v = Val::labelled(&row.label, hop);
+                let mut v = match &secret {
+                    Some((sl, (_, service))) => {
+                        let mut t = Taint::new(hop);
+                        t.service = service.clone();
+                        let mut v = Val::default();
+                        v.taint.insert((*sl).clone(), t);
+                        v
+                    }
+                    None => Val::labelled(&row.label, hop),
+                };
                 if matches!(key.as_deref(), Some("HOME") | Some("USERPROFILE")) {
                     v.konst = Some("~".to_string());
                 }
@@ -990,7 +1274,9 @@ impl Frame<'_, '_, '_> {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
-                out.konst = concat(l.konst.as_deref(), r.konst.as_deref());
+                set_const_over(&mut out, &[Some(l), Some(r)], |c| {
+                    concat(c[0].as_deref(), c[1].as_deref())
+                });
                 out
             }
             "/" => {
@@ -1002,7 +1288,7 @@ impl Frame<'_, '_, '_> {
                     .iter()
                     .any(|x| matches!(x, Ref::Api(q) if q.starts_with("pathlib.")));
                 if is_path {
-                    out.konst = join_path(&[l.konst.clone(), r.konst.clone()]);
+                    set_const_over(&mut out, &[Some(l), Some(r)], join_path);
                     out.refs = l.refs.clone();
                 }
                 out
@@ -1048,6 +1334,27 @@ impl Frame<'_, '_, '_> {
         for a in args {
             let v = self.eval(vars, &a.value);
             argv.push((a.name.clone(), v, a.spread || a.spread_keywords));
+        }
+        if let Some(v) = self.dynamic_lookup(&fval, &argv) {
+            return v;
+        }
+        if let Some(bound) = fval.fields.get(PARTIAL) {
+            // A partial application: its bound arguments first, keywords overridable.
+            let mut full: Vec<(Option<String>, Val, bool)> = Vec::new();
+            let mut i = 0;
+            while let Some(v) = bound.fields.get(&i.to_string()) {
+                full.push((None, v.clone(), false));
+                i += 1;
+            }
+            full.extend(argv.iter().cloned());
+            for (k, v) in &bound.fields {
+                if let Some(kw) = k.strip_prefix("kw:")
+                    && !argv.iter().any(|(n, _, _)| n.as_deref() == Some(kw))
+                {
+                    full.push((Some(kw.to_string()), v.clone(), false));
+                }
+            }
+            argv = full;
         }
         let site = Loc::new(self.m, &e.span);
         if let (Some(r), Some(m)) = (&recv, method)
@@ -1109,6 +1416,23 @@ impl Frame<'_, '_, '_> {
                 Ref::Instance(..) | Ref::Module(..) => {}
             }
         }
+        let scanned = fval
+            .refs
+            .iter()
+            .any(|r| matches!(r, Ref::Func(..) | Ref::Bound(..) | Ref::Class(..)));
+        if let (Some(m), ExprKind::Attribute { value, .. }) = (method, &callee.kind)
+            && !scanned
+            && self.models().mutators.iter().any(|x| x == m)
+        {
+            let mut put = Val::default();
+            for (_, v, _) in &argv {
+                put.absorb_taint(v);
+            }
+            if put.is_tainted() {
+                put.push_hop(&self.hop(&e.span, format!("stored by .{m}()")));
+                self.taint_place(vars, value, &put);
+            }
+        }
         if !handled {
             // Unknown callee (a method of a value we know nothing about, e.g. str methods):
             // the result carries the receiver's and the arguments' taint.
@@ -1120,7 +1444,109 @@ impl Frame<'_, '_, '_> {
                 out.absorb_taint(v);
             }
         }
+        // `name.replace("/", "_")`: what is left has no separator, so it names one entry
+        // of the directory it is joined to and cannot climb out of it.
+        if method == Some("replace")
+            && positional(&argv, 0)
+                .and_then(|v| v.konst.as_deref())
+                .is_some_and(|k| k == "/" || k == "\\")
+        {
+            out.sanitize(&FILE_KINDS.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+        }
         out
+    }
+
+    /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
+    /// what the call names, when the names are constants (or one of a few constants).
+    fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
+        let is = |q: &str| fval.refs.contains(&Ref::Api(q.to_string()));
+        if is("getattr") {
+            let base = positional(argv, 0)?.clone();
+            let names = positional(argv, 1)?.candidates()?;
+            let mut out = Val::default();
+            for n in names {
+                let v = self.attr(&base, &n);
+                out.join_in(&v);
+            }
+            if let Some(d) = positional(argv, 2) {
+                out.join_in(d);
+            }
+            return Some(out);
+        }
+        if is("__import__") || is("importlib.import_module") {
+            let names = positional(argv, 0)?.candidates()?;
+            let mut out = Val::default();
+            for n in names {
+                out.refs.insert(match self.an.prog.module_named(&n) {
+                    Some(mi) => Ref::Module(mi),
+                    None => Ref::Api(n),
+                });
+            }
+            return Some(out);
+        }
+        if is("functools.partial") {
+            let f = positional(argv, 0)?;
+            let mut out = Val {
+                refs: f.refs.clone(),
+                ..Val::default()
+            };
+            let mut bound = Val::default();
+            for (i, v) in argv
+                .iter()
+                .filter(|(n, _, spread)| n.is_none() && !spread)
+                .skip(1)
+                .enumerate()
+            {
+                bound.set_field(&i.to_string(), v.1.clone());
+            }
+            for (n, v, _) in argv {
+                if let Some(n) = n {
+                    bound.set_field(&format!("kw:{n}"), v.clone());
+                }
+            }
+            out.fields.insert(PARTIAL.to_string(), bound);
+            return Some(out);
+        }
+        None
+    }
+
+    /// Adds the taint of `put` to the place `target` names (a variable, or one attribute of
+    /// a variable): what a mutating method stored into it.
+    fn taint_place(&mut self, vars: &mut Vars, target: &Expr, put: &Val) {
+        // Only labels the place does not carry yet: re-storing known taint would only churn
+        // its paths and slow the fixpoint.
+        let fresh = |cur: &Val| {
+            let have = cur.all_taint();
+            let mut v = Val::default();
+            for (l, t) in put.all_taint() {
+                if !have.contains_key(&l) {
+                    v.taint.insert(l, t);
+                }
+            }
+            v
+        };
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let mut cur = self.lookup(vars, n);
+                let new = fresh(&cur);
+                if new.taint.is_empty() {
+                    return;
+                }
+                cur.absorb_taint(&new);
+                vars.insert(n.clone(), cur);
+            }
+            ExprKind::Attribute { value, attr } if matches!(value.kind, ExprKind::Name(_)) => {
+                let base = self.eval(vars, value);
+                let mut cur = self.attr(&base, attr);
+                let new = fresh(&cur);
+                if new.taint.is_empty() {
+                    return;
+                }
+                cur.absorb_taint(&new);
+                self.store_field(vars, value, Some(attr), cur);
+            }
+            _ => {}
+        }
     }
 
     fn absorb_outcome(&mut self, o: &Outcome, site: &Loc) {
@@ -1189,7 +1615,17 @@ impl Frame<'_, '_, '_> {
         let site = Loc::new(self.m, &e.span);
         let mut out = Val::default();
         if let Some(r) = recv {
-            out.absorb_taint(r);
+            // A client object built with a credential (`Client(api_key)`) returns the
+            // service's answers, not the credential; string methods on the credential itself
+            // still carry it.
+            let method = q.rsplit('.').next().unwrap_or(q);
+            let keeps_credential = STR_METHODS.contains(&method);
+            for (l, t) in r.all_taint() {
+                if t.service.is_some() && !keeps_credential {
+                    continue;
+                }
+                crate::value::merge_taint(&mut out.taint, &l, &t);
+            }
         }
         for (_, v, _) in argv {
             out.absorb_taint(v);
@@ -1197,18 +1633,27 @@ impl Frame<'_, '_, '_> {
         if let Some(kinds) = models.sanitizers.get(q) {
             out.sanitize(kinds);
         }
-        out.konst = match models.propagators.get(q) {
-            Some(ConstOp::Arg0) => positional(argv, 0).and_then(|v| v.konst.clone()),
-            Some(ConstOp::Receiver) => recv.and_then(|r| r.konst.clone()),
-            Some(ConstOp::JoinPath) => join_path(&positional_consts(argv)),
-            Some(ConstOp::JoinPathReceiver) => {
-                let mut parts = vec![recv.and_then(|r| r.konst.clone())];
-                parts.extend(positional_consts(argv));
-                join_path(&parts)
+        let pos: Vec<Option<&Val>> = argv
+            .iter()
+            .filter(|(n, _, spread)| n.is_none() && !spread)
+            .map(|(_, v, _)| Some(v))
+            .collect();
+        match models.propagators.get(q) {
+            Some(ConstOp::Arg0) => {
+                set_const_over(&mut out, &[pos.first().copied().flatten()], |c| {
+                    c[0].clone()
+                })
             }
-            Some(ConstOp::Home) => Some("~".to_string()),
-            Some(ConstOp::None) | None => None,
-        };
+            Some(ConstOp::Receiver) => set_const_over(&mut out, &[recv], |c| c[0].clone()),
+            Some(ConstOp::JoinPath) => set_const_over(&mut out, &pos, join_path),
+            Some(ConstOp::JoinPathReceiver) => {
+                let mut parts = vec![recv];
+                parts.extend(pos.iter().copied());
+                set_const_over(&mut out, &parts, join_path)
+            }
+            Some(ConstOp::Home) => out.konst = Some("~".to_string()),
+            Some(ConstOp::None) | None => out.konst = None,
+        }
         out.refs.insert(Ref::Api(
             models
                 .types
@@ -1223,21 +1668,41 @@ impl Frame<'_, '_, '_> {
                 if !self.when_holds(row.when.as_ref(), recv, argv) {
                     continue;
                 }
-                let path = select(&row.path, recv, argv).map(|v| self.const_text(v));
+                let path = select(&row.path, recv, argv).map(|v| self.path_text(v));
+                let env_name = if row.path.is_none() {
+                    select(&row.detail, recv, argv).and_then(|v| v.konst.clone())
+                } else {
+                    None
+                };
+                let secret_env = env_name.as_deref().and_then(|n| models.secret_env(n));
+                let mut service = None;
                 let (label, note) = match (&path, &row.sensitive_label) {
                     (Some(Some(p)), Some(sl)) if models.sensitive_path(p).is_some() => (
                         sl.clone(),
                         format!("reads {p} ({})", models.sensitive_path(p).unwrap_or("")),
                     ),
                     (Some(Some(p)), _) => (row.label.clone(), format!("reads {p}")),
+                    (None, Some(sl)) if secret_env.is_some() => {
+                        let (what, svc) = secret_env.clone().unwrap_or_default();
+                        service = svc;
+                        (
+                            sl.clone(),
+                            format!(
+                                "reads {} from the environment ({what})",
+                                env_name.as_deref().unwrap_or("")
+                            ),
+                        )
+                    }
                     _ => (row.label.clone(), format!("{} from {q}()", row.label)),
                 };
                 let v = sourced.get_or_insert_with(Val::default);
                 v.taint.entry(label).or_insert_with(|| {
-                    Taint::new(Hop {
+                    let mut t = Taint::new(Hop {
                         loc: site.clone(),
                         note,
-                    })
+                    });
+                    t.service = service;
+                    t
                 });
                 if let Some(kind) = &row.kind {
                     let detail = select(&row.detail, recv, argv).and_then(|v| self.const_text(v));
@@ -1278,6 +1743,9 @@ impl Frame<'_, '_, '_> {
                     continue;
                 }
                 let target = select(&row.target, recv, argv);
+                let dest_host = target
+                    .and_then(|v| self.describe(v))
+                    .and_then(|d| detail_host(&d));
                 let mut taints: Vec<(String, Taint, bool)> = Vec::new();
                 if let Some(t) = target {
                     for (l, tt) in t.all_taint() {
@@ -1298,46 +1766,132 @@ impl Frame<'_, '_, '_> {
                         }
                     }
                 }
-                let target_text = target.and_then(|v| self.describe(v));
-                let detail_text = select(&row.detail, recv, argv).and_then(|v| self.describe(v));
-                let mut detail = match &row.detail_format {
-                    Some(fmt) => Some(
-                        fmt.replace("{target}", target_text.as_deref().unwrap_or("…"))
-                            .replace("{detail}", detail_text.as_deref().unwrap_or("…")),
-                    ),
-                    None => detail_text,
-                };
-                if let (Some(verb), Some(d)) = (&row.verb, &detail) {
-                    detail = Some(format!("{verb} {d}"));
+                // A credential sent to the service it belongs to (`GITHUB_TOKEN` to
+                // api.github.com) is its use, not a leak.
+                if NETWORK_KINDS.contains(&row.kind.as_str())
+                    && let Some(host) = &dest_host
+                {
+                    taints.retain(|(_, t, _)| {
+                        !t.service
+                            .as_ref()
+                            .is_some_and(|s| host.contains(s.as_str()))
+                    });
                 }
-                let sink_hop = Hop {
-                    loc: site.clone(),
-                    note: format!("{} {q}({})", row.kind, detail.as_deref().unwrap_or("")),
+                // A target that is one of several constants (a loop over a constant tuple) is
+                // one event per constant.
+                let target_texts: Vec<Option<String>> = match target {
+                    Some(t) if t.konst.is_none() && !t.alts.is_empty() => {
+                        t.alts.iter().cloned().map(Some).collect()
+                    }
+                    _ => vec![target.and_then(|v| self.describe(v))],
                 };
-                for (_, t, _) in &mut taints {
-                    t.path.push(sink_hop.clone());
+                let detail_is_target = row.detail == row.target;
+                for target_text in target_texts {
+                    let detail_text = if detail_is_target {
+                        target_text.clone()
+                    } else {
+                        select(&row.detail, recv, argv).and_then(|v| self.describe(v))
+                    };
+                    let mut detail = match &row.detail_format {
+                        Some(fmt) => Some(
+                            fmt.replace("{target}", target_text.as_deref().unwrap_or("…"))
+                                .replace("{detail}", detail_text.as_deref().unwrap_or("…")),
+                        ),
+                        None => detail_text,
+                    };
+                    if let (Some(verb), Some(d)) = (&row.verb, &detail) {
+                        detail = Some(format!("{verb} {d}"));
+                    }
+                    let sink_hop = Hop {
+                        loc: site.clone(),
+                        note: format!("{} {q}({})", row.kind, detail.as_deref().unwrap_or("")),
+                    };
+                    let mut taints = taints.clone();
+                    for (_, t, _) in &mut taints {
+                        t.path.push(sink_hop.clone());
+                    }
+                    self.record(Event {
+                        kind: row.kind.clone(),
+                        api: q.to_string(),
+                        detail,
+                        loc: site.clone(),
+                        via: Vec::new(),
+                        taints,
+                    });
                 }
-                self.record(Event {
-                    kind: row.kind.clone(),
-                    api: q.to_string(),
-                    detail,
-                    loc: site.clone(),
-                    via: Vec::new(),
-                    taints,
-                });
             }
         }
-        if let Some(sel) = models.callbacks.get(q)
-            && let Some(cb) = select(sel, recv, argv)
+        if let Some(cbrow) = models.callbacks.get(q)
+            && let Some(cb) = select(&cbrow.target, recv, argv)
         {
+            // The arguments the API passes on to the function it calls later.
+            let mut pass: Vec<(Option<String>, Val, bool)> = Vec::new();
+            if let Some(from) = cbrow.rest_from {
+                pass.extend(
+                    argv.iter()
+                        .filter(|(n, _, spread)| n.is_none() && !spread)
+                        .skip(from)
+                        .cloned(),
+                );
+            }
+            if !cbrow.args.is_none()
+                && let Some(t) = select(&cbrow.args, recv, argv)
+            {
+                if t.fields.contains_key("0") {
+                    let mut i = 0;
+                    while let Some(f) = t.fields.get(&i.to_string()) {
+                        pass.push((None, f.clone(), false));
+                        i += 1;
+                    }
+                } else if t.is_tainted() {
+                    pass.push((None, t.any_element(), false));
+                }
+            }
+            if !cbrow.kwargs.is_none()
+                && let Some(kw) = select(&cbrow.kwargs, recv, argv)
+            {
+                for (k, f) in &kw.fields {
+                    pass.push((Some(k.clone()), f.clone(), false));
+                }
+            }
             for r in cb.refs.clone() {
-                if let Ref::Func(mi, fi) | Ref::Bound(mi, fi) = r {
-                    let o = self.an.call_fn(mi, fi, None, &[], &site, q);
-                    self.absorb_outcome(&o, &site);
+                match r {
+                    Ref::Func(mi, fi) => {
+                        let o = self.an.call_fn(mi, fi, None, &pass, &site, q);
+                        self.absorb_outcome(&o, &site);
+                    }
+                    Ref::Bound(mi, fi) => {
+                        // The receiver the method was bound to is not known here.
+                        let o = self
+                            .an
+                            .call_fn(mi, fi, Some(Val::default()), &pass, &site, q);
+                        self.absorb_outcome(&o, &site);
+                    }
+                    // An API handed over (`submit(os.system, cmd)`) is called with the
+                    // arguments passed on.
+                    Ref::Api(api) if api != q => {
+                        let _ = self.call_api(&api, None, &pass, e);
+                    }
+                    _ => {}
                 }
             }
         }
         out
+    }
+
+    /// The path a value names: its constant, or the first of its alternatives that is a
+    /// sensitive path (else the first alternative).
+    fn path_text(&self, v: &Val) -> Option<String> {
+        if v.konst.is_none() && !v.alts.is_empty() {
+            let models = self.models();
+            return v
+                .alts
+                .iter()
+                .find(|a| models.sensitive_path(a).is_some())
+                .or_else(|| v.alts.iter().next())
+                .cloned();
+        }
+        self.const_text(v)
     }
 
     /// The constant text of a value, or the name of the API/type it refers to.
@@ -1416,13 +1970,6 @@ fn positional(argv: &[(Option<String>, Val, bool)], i: usize) -> Option<&Val> {
         .filter(|(n, _, spread)| n.is_none() && !spread)
         .nth(i)
         .map(|(_, v, _)| v)
-}
-
-fn positional_consts(argv: &[(Option<String>, Val, bool)]) -> Vec<Option<String>> {
-    argv.iter()
-        .filter(|(n, _, spread)| n.is_none() && !spread)
-        .map(|(_, v, _)| v.konst.clone())
-        .collect()
 }
 
 /// The argument a selector names: the keyword if given at the call, else the position
@@ -1556,5 +2103,254 @@ fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) ->
         "lower" | "casefold" => Some(base.to_lowercase()),
         "upper" => Some(base.to_uppercase()),
         _ => None,
+    }
+}
+
+/// Nesting of statements a helper summary looks into.
+const MAX_HELPER_DEPTH: usize = 16;
+
+/// The simple assignments (`name = value`) and the tested expressions (conditions, returned
+/// and asserted values) of a function body.
+fn collect_helper_parts<'e>(
+    stmts: &'e [mcp_scan_ir::Stmt],
+    assigns: &mut Vec<(String, &'e Expr)>,
+    tests: &mut Vec<&'e Expr>,
+    depth: usize,
+) {
+    if depth >= MAX_HELPER_DEPTH {
+        return;
+    }
+    for st in stmts {
+        match &st.kind {
+            StmtKind::Assign { targets, value } => {
+                for t in targets {
+                    if let ExprKind::Name(n) = &t.kind {
+                        assigns.push((n.clone(), value));
+                    }
+                }
+            }
+            StmtKind::Return(Some(e)) | StmtKind::Expr(e) => tests.push(e),
+            StmtKind::If { test, then, orelse }
+            | StmtKind::While {
+                test,
+                body: then,
+                orelse,
+            } => {
+                tests.push(test);
+                collect_helper_parts(then, assigns, tests, depth + 1);
+                collect_helper_parts(orelse, assigns, tests, depth + 1);
+            }
+            StmtKind::For { body, orelse, .. } => {
+                collect_helper_parts(body, assigns, tests, depth + 1);
+                collect_helper_parts(orelse, assigns, tests, depth + 1);
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                collect_helper_parts(body, assigns, tests, depth + 1);
+                for h in handlers {
+                    collect_helper_parts(&h.body, assigns, tests, depth + 1);
+                }
+                collect_helper_parts(orelse, assigns, tests, depth + 1);
+                collect_helper_parts(finally, assigns, tests, depth + 1);
+            }
+            StmtKind::With { body, .. } => collect_helper_parts(body, assigns, tests, depth + 1),
+            StmtKind::Match { arms, .. } => {
+                for a in arms {
+                    collect_helper_parts(&a.body, assigns, tests, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The variables a condition checks with a model guard (by method or operator), read off the
+/// syntax, with the kinds each check makes safe.
+fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![e];
+    let mut seen = 0usize;
+    while let Some(e) = todo.pop() {
+        seen += 1;
+        if seen > 256 {
+            break;
+        }
+        match &e.kind {
+            ExprKind::Unary { operand, .. } => todo.push(operand),
+            ExprKind::Await(x) => todo.push(x),
+            ExprKind::Binary { op, left, right } => {
+                let bare = op.trim_start_matches("not ").trim();
+                for g in &models.guards {
+                    if g.op.as_deref() == Some(bare)
+                        && let Some(root) = root_var(left)
+                    {
+                        out.push((root, g.kinds.clone()));
+                    }
+                }
+                todo.push(left);
+                todo.push(right);
+            }
+            ExprKind::Call { callee, args } => {
+                if let ExprKind::Attribute { value, attr } = &callee.kind {
+                    for g in &models.guards {
+                        if g.method.as_deref() == Some(attr.as_str())
+                            && let Some(root) = root_var(value)
+                        {
+                            out.push((root, narrow_prefix_guard(attr, &g.kinds, args)));
+                        }
+                    }
+                }
+                let path = callee.dotted_path();
+                for g in &models.guards {
+                    if let (Some(c), Some(p)) = (&g.callee, &path)
+                        && (c == p || c.ends_with(&format!(".{p}")))
+                    {
+                        for a in args {
+                            for root in all_root_vars(&a.value) {
+                                out.push((root, g.kinds.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A prefix test guards what its prefix can contain: a bare scheme (`"https://"`) is no
+/// allow-list at all, a scheme with a host (`"https://api.example.com/"`) pins a destination
+/// (not a file path), and a path prefix contains paths (not URLs).
+fn narrow_prefix_guard(method: &str, kinds: &[String], args: &[Arg]) -> Vec<String> {
+    if method != "startswith" {
+        return kinds.to_vec();
+    }
+    let Some(first) = args.first() else {
+        return kinds.to_vec();
+    };
+    let prefixes: Vec<&str> = match &first.value.kind {
+        ExprKind::Str(s) => vec![s.as_str()],
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+            let lits: Vec<&str> = xs
+                .iter()
+                .filter_map(|x| match &x.kind {
+                    ExprKind::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if lits.len() != xs.len() {
+                return kinds.to_vec();
+            }
+            lits
+        }
+        _ => return kinds.to_vec(),
+    };
+    if prefixes.is_empty() {
+        return kinds.to_vec();
+    }
+    let scheme_only = |p: &str| {
+        p.strip_suffix("://").is_some_and(|s| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        })
+    };
+    if prefixes.iter().all(|p| scheme_only(p)) {
+        return Vec::new();
+    }
+    let is_net = |k: &String| NETWORK_KINDS.contains(&k.as_str());
+    if prefixes.iter().all(|p| p.contains("://")) {
+        return kinds.iter().filter(|k| is_net(k)).cloned().collect();
+    }
+    if prefixes.iter().all(|p| !p.contains("://")) {
+        return kinds.iter().filter(|k| !is_net(k)).cloned().collect();
+    }
+    kinds.to_vec()
+}
+
+/// Every combination of the operands' possible constants (None = unknown part), or None when
+/// there are more than [`MAX_ALTS`].
+fn const_combos(parts: &[Option<&Val>]) -> Option<Vec<Vec<Option<String>>>> {
+    let mut combos: Vec<Vec<Option<String>>> = vec![Vec::new()];
+    for p in parts {
+        let cands: Vec<Option<String>> = match p.and_then(|v| v.candidates()) {
+            Some(c) => c.into_iter().map(Some).collect(),
+            None => vec![None],
+        };
+        let mut next = Vec::with_capacity(combos.len() * cands.len());
+        for c in &combos {
+            for x in &cands {
+                let mut c2 = c.clone();
+                c2.push(x.clone());
+                next.push(c2);
+            }
+        }
+        if next.len() > MAX_ALTS {
+            return None;
+        }
+        combos = next;
+    }
+    Some(combos)
+}
+
+/// Sets `out`'s constant from `f` applied to every combination of the operands' constants:
+/// one result is a constant, several are alternatives.
+fn set_const_over(
+    out: &mut Val,
+    parts: &[Option<&Val>],
+    f: impl Fn(&[Option<String>]) -> Option<String>,
+) {
+    if parts.iter().all(|p| p.is_none_or(|v| v.alts.is_empty())) {
+        let plain: Vec<Option<String>> = parts
+            .iter()
+            .map(|p| p.and_then(|v| v.konst.clone()))
+            .collect();
+        out.konst = f(&plain);
+        out.alts.clear();
+        return;
+    }
+    let Some(combos) = const_combos(parts) else {
+        out.konst = None;
+        out.alts.clear();
+        return;
+    };
+    let mut results = BTreeSet::new();
+    for c in combos {
+        match f(&c) {
+            Some(r) => {
+                results.insert(r);
+            }
+            None => {
+                out.konst = None;
+                out.alts.clear();
+                return;
+            }
+        }
+    }
+    out.set_candidates(results);
+}
+
+/// The host of a destination detail (`https://api.github.com/x`, `POST http://h/`,
+/// `93.184.216.34 8443`), lowercased.
+fn detail_host(detail: &str) -> Option<String> {
+    let d = detail
+        .rsplit(' ')
+        .find(|w| w.contains("://"))
+        .unwrap_or(detail);
+    let d = d.split_once("://").map_or(d, |(_, rest)| rest);
+    let d = d.rsplit_once('@').map_or(d, |(_, h)| h);
+    let host: String = d
+        .chars()
+        .take_while(|c| !matches!(c, '/' | ':' | ' ' | '?' | '#'))
+        .collect();
+    if host.is_empty() || host.contains(UNKNOWN) {
+        None
+    } else {
+        Some(host.to_ascii_lowercase())
     }
 }

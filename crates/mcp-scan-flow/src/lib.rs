@@ -237,7 +237,13 @@ fn analyze_entry(
         .collect();
     events.sort_by(|a, b| (&a.via, &a.loc, &a.kind).cmp(&(&b.via, &b.loc, &b.kind)));
     for ev in events {
-        if seen_caps.insert((ev.kind.clone(), ev.loc.clone(), ev.via.clone())) {
+        // One call can act on several constants (a loop over a constant tuple of paths).
+        if seen_caps.insert((
+            ev.kind.clone(),
+            ev.loc.clone(),
+            ev.via.clone(),
+            ev.detail.clone(),
+        )) {
             capabilities.push(Capability {
                 kind: ev.kind.clone(),
                 api: ev.api.clone(),

@@ -112,6 +112,27 @@ pub enum ConstOp {
     None,
 }
 
+/// A call that later calls the function it is given (threads, executors, event loops), with
+/// the arguments it passes on.
+#[derive(Debug, Clone, Default)]
+pub struct Callback {
+    pub target: ArgSel,
+    /// A tuple argument spread into the callee's positional parameters (`args=(x,)`).
+    pub args: ArgSel,
+    /// A mapping argument spread into its keyword parameters (`kwargs={...}`).
+    pub kwargs: ArgSel,
+    /// Positional arguments from this index on are passed on (`submit(fn, a, b)`).
+    pub rest_from: Option<usize>,
+}
+
+/// A secret-looking environment variable name pattern; its `service` capture names the
+/// service the credential belongs to.
+#[derive(Debug, Clone)]
+pub struct SecretEnv {
+    pub pattern: Regex,
+    pub what: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct Guard {
     pub method: Option<String>,
@@ -141,7 +162,10 @@ pub struct Models {
     pub propagators: HashMap<String, ConstOp>,
     pub types: HashMap<String, String>,
     pub guards: Vec<Guard>,
-    pub callbacks: HashMap<String, ArgSel>,
+    pub callbacks: HashMap<String, Callback>,
+    /// Methods that store their arguments into their receiver (`append`, `set_content`).
+    pub mutators: Vec<String>,
+    pub secret_env: Vec<SecretEnv>,
     /// Methods that wait for a `background` object (`p.wait()`, `t.join()`): a process or
     /// thread waited for in the call does not outlive it.
     pub joiners: Vec<String>,
@@ -175,7 +199,28 @@ impl Models {
                 what: p.what,
             });
         }
+        for p in raw.env {
+            let pattern = Regex::new(p.pattern.get_ref())
+                .map_err(|e| src.error(p.pattern.span(), format!("bad regex: {e}")))?;
+            m.secret_env.push(SecretEnv {
+                pattern,
+                what: p.what,
+            });
+        }
         Ok(m)
+    }
+
+    /// What a secret-looking environment variable is, and the service it belongs to, if
+    /// `name` is one.
+    pub fn secret_env(&self, name: &str) -> Option<(&str, Option<String>)> {
+        self.secret_env.iter().find_map(|s| {
+            let caps = s.pattern.captures(name)?;
+            let service = caps
+                .name("service")
+                .map(|m| m.as_str().to_ascii_lowercase())
+                .filter(|s| s.len() >= 3);
+            Some((s.what.as_str(), service))
+        })
     }
 
     /// What a sensitive path is, if `path` (a resolved constant) is one.
@@ -325,12 +370,26 @@ impl Models {
         for r in raw.joiner {
             self.joiners.push(r.method);
         }
+        for r in raw.mutator {
+            self.mutators.push(r.method);
+        }
         for r in raw.callback {
             self.callbacks.insert(
                 r.callee,
-                ArgSel {
-                    index: r.target,
-                    keyword: r.target_kwarg,
+                Callback {
+                    target: ArgSel {
+                        index: r.target,
+                        keyword: r.target_kwarg,
+                    },
+                    args: ArgSel {
+                        index: r.args,
+                        keyword: r.args_kwarg,
+                    },
+                    kwargs: ArgSel {
+                        index: None,
+                        keyword: r.kwargs_kwarg,
+                    },
+                    rest_from: r.rest_from,
                 },
             );
         }
@@ -372,6 +431,8 @@ struct RawModelFile {
     callback: Vec<RawCallback>,
     #[serde(default)]
     joiner: Vec<RawJoiner>,
+    #[serde(default)]
+    mutator: Vec<RawJoiner>,
 }
 
 #[derive(Deserialize)]
@@ -490,12 +551,18 @@ struct RawCallback {
     callee: String,
     target: Option<i64>,
     target_kwarg: Option<String>,
+    args: Option<i64>,
+    args_kwarg: Option<String>,
+    kwargs_kwarg: Option<String>,
+    rest_from: Option<usize>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSensitiveFile {
     path: Vec<RawSensitive>,
+    #[serde(default)]
+    env: Vec<RawSensitive>,
 }
 
 #[derive(Deserialize)]

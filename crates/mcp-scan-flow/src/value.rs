@@ -10,6 +10,8 @@ pub const MAX_FIELD_DEPTH: usize = 3;
 pub const MAX_FIELDS: usize = 32;
 /// Longest taint path kept; later hops are dropped (the sink hop is always added).
 pub const MAX_HOPS: usize = 24;
+/// More alternative constants than this are folded into "unknown".
+pub const MAX_ALTS: usize = 8;
 /// Longest string constant kept.
 const MAX_CONST: usize = 512;
 /// The placeholder for an unknown part of a string constant.
@@ -54,6 +56,9 @@ pub struct Taint {
     pub path: Vec<Hop>,
     /// Sink kinds a sanitizer or guard on the way neutralised (`*` = all).
     pub sanitized: BTreeSet<String>,
+    /// The service a credential belongs to (`github` for `GITHUB_TOKEN`): sending it there is
+    /// its use, not a leak. Kept only while every way the label arrived agrees.
+    pub service: Option<String>,
 }
 
 impl Taint {
@@ -61,6 +66,7 @@ impl Taint {
         Taint {
             path: vec![hop],
             sanitized: BTreeSet::new(),
+            service: None,
         }
     }
 
@@ -94,7 +100,16 @@ impl Taint {
         } else {
             self.path.clone()
         };
-        Taint { path, sanitized }
+        let service = if self.service == other.service {
+            self.service.clone()
+        } else {
+            None
+        };
+        Taint {
+            path,
+            sanitized,
+            service,
+        }
     }
 }
 
@@ -122,6 +137,9 @@ pub struct Val {
     pub konst: Option<String>,
     pub refs: BTreeSet<Ref>,
     pub fields: BTreeMap<String, Val>,
+    /// When `konst` is None: the constants the value may be, one of (loop over a constant
+    /// tuple, either branch of a conditional). Empty = unknown.
+    pub alts: BTreeSet<String>,
 }
 
 impl Val {
@@ -210,11 +228,46 @@ impl Val {
         out
     }
 
-    /// Any element: all fields' taint joined with the container's own.
+    /// Any element: all fields' taint joined with the container's own, and every element's
+    /// references (a dict or list of callables indexed by an unknown key may call any of them)
+    /// and constants (a loop over a constant collection sees each of them).
     pub fn any_element(&self) -> Val {
         let mut out = Val::default();
         out.absorb_taint(self);
+        let mut alts = BTreeSet::new();
+        let mut all_const = !self.fields.is_empty();
+        for f in self.fields.values() {
+            out.refs.extend(f.refs.iter().cloned());
+            match f.candidates() {
+                Some(c) => alts.extend(c),
+                None => all_const = false,
+            }
+        }
+        if all_const {
+            out.set_candidates(alts);
+        }
         out
+    }
+
+    /// The constants this value may be: its constant, or its alternatives; None = unknown.
+    pub fn candidates(&self) -> Option<BTreeSet<String>> {
+        match &self.konst {
+            Some(k) => Some(BTreeSet::from([k.clone()])),
+            None if !self.alts.is_empty() => Some(self.alts.clone()),
+            None => None,
+        }
+    }
+
+    /// Sets the value's possible constants: one is a constant, several are alternatives, more
+    /// than [`MAX_ALTS`] is unknown.
+    pub fn set_candidates(&mut self, c: BTreeSet<String>) {
+        self.alts.clear();
+        self.konst = None;
+        if c.len() == 1 {
+            self.konst = c.into_iter().next();
+        } else if c.len() <= MAX_ALTS {
+            self.alts = c;
+        }
     }
 
     /// Sets field `name`, keeping depth and width bounded.
@@ -262,11 +315,13 @@ impl Val {
                         Taint {
                             path: Vec::new(),
                             sanitized: t.sanitized.clone(),
+                            service: t.service.clone(),
                         },
                     )
                 })
                 .collect(),
             konst: self.konst.clone(),
+            alts: self.alts.clone(),
             refs: self.refs.clone(),
             fields: self
                 .fields
@@ -280,6 +335,7 @@ impl Val {
     pub fn is_empty(&self) -> bool {
         self.taint.is_empty()
             && self.konst.is_none()
+            && self.alts.is_empty()
             && self.refs.is_empty()
             && self.fields.is_empty()
     }
@@ -296,9 +352,24 @@ impl Val {
         for (l, t) in &other.taint {
             merge_taint(&mut self.taint, l, t);
         }
-        if self.konst != other.konst {
-            // Two different constants: only a shared prefix would still be true; keep none.
-            self.konst = None;
+        if self.konst != other.konst || self.alts != other.alts {
+            // Two different constants: the value is one of them (bounded), else unknown.
+            // Only whole constants become alternatives: a partly unknown one (`…/x`) is
+            // usually a string growing in a loop, which would only delay the fixpoint.
+            let whole = |c: &Option<BTreeSet<String>>| {
+                c.as_ref()
+                    .is_some_and(|c| c.iter().all(|k| !k.contains(UNKNOWN)))
+            };
+            match (self.candidates(), other.candidates()) {
+                (Some(mut a), Some(b)) if whole(&Some(a.clone())) && whole(&Some(b.clone())) => {
+                    a.extend(b);
+                    self.set_candidates(a);
+                }
+                _ => {
+                    self.konst = None;
+                    self.alts.clear();
+                }
+            }
         }
         self.refs.extend(other.refs.iter().cloned());
         for (k, f) in &other.fields {

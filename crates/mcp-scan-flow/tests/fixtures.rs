@@ -383,3 +383,23 @@ fn every_static_rule_fires_on_its_fixture_and_not_on_its_benign_twin() {
         }
     }
 }
+
+#[test]
+fn dataflow_evasions_report_every_hidden_sink() {
+    let s = check_fixture("dataflow_evasions");
+    assert!(
+        s.results.iter().all(|r| !r.findings.is_empty()),
+        "every evasion tool has a finding\n{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn dataflow_honest_lookalikes_stay_clean() {
+    let s = check_fixture("dataflow_honest");
+    assert!(
+        s.results.iter().all(|r| r.findings.is_empty()),
+        "{}",
+        describe(&s.results)
+    );
+}
