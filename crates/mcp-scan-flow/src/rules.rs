@@ -29,6 +29,8 @@ pub enum Match {
         sinks: Vec<String>,
         target_only: bool,
         unless_detail: Option<Regex>,
+        /// A declared text matching this says the flow is the tool's purpose.
+        description_not_matches: Option<Regex>,
     },
     Capability {
         kinds: Vec<String>,
@@ -121,6 +123,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                     sinks: kinds(&m.sinks)?,
                     target_only: m.target_only,
                     unless_detail: re(&m.unless_detail)?,
+                    description_not_matches: re(&m.description_not_matches)?,
                 }
             }
             "capability" => Match::Capability {
