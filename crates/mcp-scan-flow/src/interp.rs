@@ -471,6 +471,15 @@ impl<'p, 'm> Analyzer<'p, 'm> {
     }
 }
 
+/// `@staticmethod` on a method: called through an instance, it gets no `self`.
+fn is_static_method(module: &Module, f: FuncId) -> bool {
+    module.functions.get(f).is_some_and(|func| {
+        func.decorators
+            .iter()
+            .any(|d| d.dotted_path().as_deref() == Some("staticmethod"))
+    })
+}
+
 /// A literal default value.
 fn literal(e: &Expr) -> Val {
     match &e.kind {
@@ -1189,7 +1198,10 @@ impl Frame<'_, '_, '_> {
                     }
                     let qual = format!("{c}.{attr}");
                     if let Some(fi) = self.an.prog.modules[mi].function_by_qualname(&qual) {
-                        out.refs.insert(if bound {
+                        // A static method takes no receiver, even when called on an instance.
+                        let takes_receiver =
+                            bound && !is_static_method(&self.an.prog.modules[mi], fi);
+                        out.refs.insert(if takes_receiver {
                             Ref::Bound(mi, fi)
                         } else {
                             Ref::Func(mi, fi)

@@ -345,8 +345,14 @@ fn evaluate_rules(
                 target_only,
                 unless_detail,
                 declared_path,
+                description_not_matches,
                 ..
             } => {
+                if let Some(re) = description_not_matches
+                    && description.is_some_and(|d| re.is_match(d))
+                {
+                    continue;
+                }
                 // One finding per sink, listing every matching source.
                 let mut by_sink: BTreeMap<SourceLocation, Vec<&FlowFact>> = BTreeMap::new();
                 for fact in facts {

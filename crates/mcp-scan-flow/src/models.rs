@@ -27,6 +27,11 @@ pub const KINDS: &[&str] = &[
     "sql",
     "template",
     "background",
+    "iteration",
+    "resource-limit",
+    "regex",
+    "archive-extract",
+    "query",
 ];
 
 /// The embedded Python models, file name → text.

@@ -17,7 +17,8 @@ macro_rules! rule_files {
 /// The embedded static rules, file name → text.
 pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
-    "S013", "S014", "S015", "S016", "S017",
+    "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
+    "S025", "S026", "S027", "S028", "S029",
 );
 
 #[derive(Debug, Clone)]
@@ -30,6 +31,8 @@ pub enum Match {
         unless_detail: Option<Regex>,
         /// Lowers the severity when the tool's purpose is to open the file it is given.
         declared_path: Option<DeclaredPath>,
+        /// A declared text matching this says the flow is the tool's purpose.
+        description_not_matches: Option<Regex>,
     },
     Capability {
         kinds: Vec<String>,
@@ -168,6 +171,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                             })
                         })
                         .transpose()?,
+                    description_not_matches: re(&m.description_not_matches)?,
                 }
             }
             "capability" => Match::Capability {

@@ -320,6 +320,26 @@ fn risky_server_fires_every_remaining_rule() {
 }
 
 #[test]
+fn behaviour_shapes_name_backdoors_evasion_escalation_and_exhaustion_and_spare_their_twins() {
+    check_fixture("behaviour_shapes");
+}
+
+#[test]
+fn static_methods_called_through_an_instance_get_no_receiver() {
+    // `Updater().fetch(url)`: a @staticmethod's first parameter is `url`, not the instance, so
+    // the download reaches exec (S017) instead of being lost in the receiver slot.
+    let s = check_fixture("behaviour_shapes");
+    let sync = behavior(&s, "sync_plugins");
+    assert!(
+        sync.flows
+            .iter()
+            .any(|f| f.source == "network:response" && f.sink_kind == "code-eval"),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn benign_lookalikes_stay_clean() {
     let s = check_fixture("benign_lookalikes");
     // The look-alikes do reach the same APIs; they are clean because of quoting, containment,

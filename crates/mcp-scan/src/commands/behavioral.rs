@@ -141,7 +141,133 @@ pub fn build_report(
         }
     }
     report.coverage = Some(coverage);
+    describe_declared_texts(&mut report, &tree.sources)?;
     Ok(report)
+}
+
+/// The description witness over the texts the source declares (docstrings, `description=`,
+/// parameter docs): the same rules `mcp-scan manifest` applies to a `tools/list`, with each
+/// finding pointing at the line of the source that holds the text.
+fn describe_declared_texts(
+    report: &mut Report,
+    sources: &std::collections::BTreeMap<String, String>,
+) -> anyhow::Result<()> {
+    use mcp_scan_core::EntityKind;
+    let analyzer = mcp_scan_description::DescriptionAnalyzer::builtin()
+        .map_err(|e| anyhow::anyhow!("built-in description rules do not load: {e}"))?;
+    let mut manifest = mcp_scan_manifest::Manifest {
+        server: report
+            .behaviors
+            .first()
+            .map(|b| b.tool.server.clone())
+            .unwrap_or_default(),
+        source: String::new(),
+        ..Default::default()
+    };
+    for b in &report.behaviors {
+        let mut properties = serde_json::Map::new();
+        for p in &b.parameters {
+            let mut prop = serde_json::Map::new();
+            if let Some(d) = &p.description {
+                prop.insert("description".into(), serde_json::Value::String(d.clone()));
+            }
+            properties.insert(p.name.clone(), serde_json::Value::Object(prop));
+        }
+        let name = b.tool.name.clone();
+        let description = b.declared.clone();
+        match b.tool.kind {
+            EntityKind::Tool => manifest.tools.push(mcp_scan_manifest::Tool {
+                name,
+                title: None,
+                description,
+                input_schema: serde_json::json!({ "type": "object", "properties": properties }),
+                line: None,
+            }),
+            EntityKind::Prompt => manifest.prompts.push(mcp_scan_manifest::Prompt {
+                name,
+                title: None,
+                description,
+                arguments: Vec::new(),
+                line: None,
+            }),
+            EntityKind::Resource => manifest.resources.push(mcp_scan_manifest::Resource {
+                name,
+                title: None,
+                description,
+                uri: None,
+                line: None,
+            }),
+            _ => {}
+        }
+    }
+    let scanned = analyzer.scan_manifest(&manifest);
+    if !scanned.is_empty() && !report.scan.analyzers.contains(&Analyzer::Description) {
+        report.scan.analyzers.push(Analyzer::Description);
+    }
+    for described in scanned {
+        let Some(i) = report.entities.iter().position(|e| {
+            e.target.name == described.target.name && e.target.kind == described.target.kind
+        }) else {
+            continue;
+        };
+        let b = report
+            .behaviors
+            .iter()
+            .find(|b| b.tool.name == described.target.name && b.tool.kind == described.target.kind);
+        let entity = &mut report.entities[i];
+        entity.analyzers.extend(described.analyzers);
+        for mut f in described.findings {
+            // Names come from function names here, not from text written for the model.
+            let on_name = f.evidence.iter().any(
+                |e| matches!(e, mcp_scan_core::Evidence::Text { field, .. } if field == "name"),
+            );
+            if on_name {
+                continue;
+            }
+            f.target = entity.target.clone();
+            f.location = b.map(|b| declared_text_location(b, &f, sources));
+            entity.findings.push(f);
+        }
+    }
+    Ok(())
+}
+
+/// The source line holding the excerpt a description finding quotes: the first line at or
+/// after the handler's definition that contains the excerpt's first words, else the definition.
+fn declared_text_location(
+    b: &mcp_scan_core::ToolBehavior,
+    f: &mcp_scan_core::Finding,
+    sources: &std::collections::BTreeMap<String, String>,
+) -> mcp_scan_core::SourceLocation {
+    let mut loc = b.location.clone();
+    let excerpt = f.evidence.iter().find_map(|e| match e {
+        mcp_scan_core::Evidence::Text { excerpt, .. } => Some(excerpt.as_str()),
+        _ => None,
+    });
+    let (Some(excerpt), Some(text)) = (excerpt, sources.get(&loc.file)) else {
+        return loc;
+    };
+    let probe: String = excerpt
+        .split_whitespace()
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if probe.is_empty() {
+        return loc;
+    }
+    let start = loc.line.saturating_sub(1) as usize;
+    for (n, line) in text.lines().enumerate().skip(start) {
+        let normal = line.split_whitespace().collect::<Vec<_>>().join(" ");
+        if normal.contains(&probe) {
+            loc.line = u32::try_from(n + 1).unwrap_or(loc.line);
+            loc.column = 1;
+            loc.end_line = None;
+            loc.end_column = None;
+            loc.snippet = Some(line.trim().to_string());
+            break;
+        }
+    }
+    loc
 }
 
 /// `fixtures/python/leaky_server` → `leaky_server`; a file → its stem.
