@@ -585,6 +585,7 @@ fn a_resolved_registration_of_the_same_server_exits_0() {
         .collect();
     names.sort();
     assert_eq!(names, ["ping", "run"]);
+}
 
 #[test]
 fn poisoned_docstring_is_reported_by_the_description_rules_at_its_source_line() {
