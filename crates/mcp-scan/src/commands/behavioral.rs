@@ -181,6 +181,8 @@ fn describe_declared_texts(
                 title: None,
                 description,
                 input_schema: serde_json::json!({ "type": "object", "properties": properties }),
+                annotations: serde_json::Value::Null,
+                output_schema: serde_json::Value::Null,
                 line: None,
             }),
             EntityKind::Prompt => manifest.prompts.push(mcp_scan_manifest::Prompt {
