@@ -70,7 +70,18 @@ impl DeclaredPath {
             })
             && !detail.contains("..")
             && !sensitive(models, detail)
+            && !joined_to_a_fixed_root(detail)
     }
+}
+
+/// `/app/data/…`: the parameter is joined to a fixed directory the tool keeps its files in, so
+/// an unchecked `../` in it escapes that root; opening the caller's own path (`⟨param:path⟩`,
+/// `⟨param:repo⟩/.git/HEAD`) does not.
+fn joined_to_a_fixed_root(detail: &str) -> bool {
+    let root = detail
+        .find(['…', '⟨'])
+        .map_or("", |i| &detail[..i]);
+    !root.is_empty() && (root.starts_with('/') || root.starts_with('~') || root.ends_with('/'))
 }
 
 /// Fixture tools (`<fixture>/<tool>`) that must fire / must stay clean.
