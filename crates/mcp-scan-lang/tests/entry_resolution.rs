@@ -656,3 +656,174 @@ agent.add_tool(search)
     assert_eq!(t.coverage.registration_sites, 0);
     no_gaps(&t);
 }
+
+#[test]
+fn registry_class_whose_decorator_factory_wraps_server_tool_registers_each_decorated_function() {
+    let t = scan(&[
+        (
+            "pkg/registry.py",
+            r#"
+import functools
+from mcp.server import MCPServer
+
+def guard(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapper
+
+class Registry:
+    def __init__(self, server: MCPServer, read_only: bool) -> None:
+        self.server = server
+        self.read_only = read_only
+
+    def reader(self, title: str):
+        return self._register(title)
+
+    def _register(self, title: str):
+        def decorate(function):
+            self.server.tool(title=title)(guard(function))
+            return function
+        return decorate
+"#,
+        ),
+        (
+            "pkg/files.py",
+            r#"
+from pkg.registry import Registry
+
+def register(tools: Registry) -> None:
+    @tools.reader("Read file")
+    def read_file(path: str) -> str:
+        return open(path).read()
+
+    @tools.reader("Stat file")
+    def stat_file(path: str) -> int:
+        return 0
+"#,
+        ),
+        (
+            "pkg/server.py",
+            r#"
+from mcp.server import MCPServer
+from pkg.registry import Registry
+from pkg import files
+
+def build() -> MCPServer:
+    server = MCPServer("x")
+    files.register(Registry(server, False))
+    return server
+"#,
+        ),
+    ]);
+    assert_eq!(
+        tools(&t),
+        vec!["read_file", "stat_file"],
+        "{:#?}",
+        t.coverage.gaps
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn registration_wrapper_whose_uses_cannot_be_resolved_is_a_gap() {
+    let t = scan(&[(
+        "registry.py",
+        r#"
+from mcp.server import MCPServer
+
+class Registry:
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+
+    def make(self):
+        def decorate(function):
+            self.server.tool()(function)
+            return function
+        return decorate
+
+REGISTRIES = {}
+
+def lookup(name):
+    return REGISTRIES[name]
+
+@lookup("files").make()
+def read_file(path: str) -> str:
+    return open(path).read()
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+    assert!(t.coverage.gaps[0].reason.contains("Registry.make.decorate"));
+}
+
+#[test]
+fn decorator_applied_directly_on_an_unresolved_receiver_in_an_mcp_module_is_a_gap() {
+    let t = scan(&[(
+        "tools.py",
+        r#"
+from mcp.server import MCPServer
+
+def install(holder, fn):
+    holder.server.tool(title="x")(fn)
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), vec![("tools.py".to_string(), 5)]);
+}
+
+#[test]
+fn decorator_applied_directly_by_another_library_is_neither_tool_nor_gap() {
+    let t = scan(&[(
+        "agent.py",
+        r#"
+from langchain.agents import Agent
+
+def install(holder, fn):
+    holder.server.tool(title="x")(fn)
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 0);
+    no_gaps(&t);
+}
+
+#[test]
+fn registration_decorator_from_the_framework_that_is_not_modelled_is_a_gap() {
+    let t = scan(&[(
+        "mixins.py",
+        r#"
+from fastmcp.contrib.mcp_mixin import MCPMixin, mcp_tool
+
+class Files(MCPMixin):
+    @mcp_tool(name="read_file")
+    def read_file(self, path: str) -> str:
+        return open(path).read()
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), vec![("mixins.py".to_string(), 5)]);
+    assert!(t.coverage.gaps[0].reason.contains("mcp_tool"));
+}
+
+#[test]
+fn non_registration_decorators_from_the_framework_are_not_gaps() {
+    let t = scan(&[(
+        "util.py",
+        r#"
+from mcp.server.fastmcp.utilities import deprecated
+from mcp.shared import cached_property
+
+class Settings:
+    @cached_property
+    def value(self) -> int:
+        return 1
+
+@deprecated
+def old() -> None:
+    pass
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}

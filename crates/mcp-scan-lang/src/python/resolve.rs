@@ -102,6 +102,8 @@ struct Wrapper {
     args: Vec<Arg>,
     module: usize,
     server: String,
+    /// The registration call inside the wrapper.
+    span: Span,
 }
 
 enum Handler {
@@ -147,6 +149,8 @@ struct Resolver<'a> {
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
+    /// Wrappers some resolved site went through; the others are gaps.
+    used_wrappers: HashSet<(usize, FuncId)>,
     /// Names a registration may be reached through: registration methods, wrapper names and
     /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
     candidates: HashSet<String>,
@@ -424,6 +428,7 @@ impl<'a> Resolver<'a> {
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
             wrappers: HashMap::new(),
+            used_wrappers: HashSet::new(),
             candidates,
             entries: vec![Vec::new(); mods.len()],
             seen: HashSet::new(),
@@ -1072,6 +1077,26 @@ impl<'a> Resolver<'a> {
                 self.candidates.extend(factories);
             }
         }
+        // A function that registers its parameter on a server, with no resolved use: whatever
+        // it registers was not seen.
+        let mut unused: Vec<((usize, FuncId), Span)> = self
+            .wrappers
+            .iter()
+            .filter(|(k, _)| !self.used_wrappers.contains(k))
+            .map(|(k, w)| (*k, w.span))
+            .collect();
+        unused.sort_by_key(|((m, f), _)| (*m, *f));
+        for ((m, f), span) in unused {
+            let name = self.mods[m].functions[f].qualname.clone();
+            self.out.registration_sites += 1;
+            self.gap(
+                m,
+                span,
+                format!(
+                    "`{name}` registers its parameter on an MCP server, but no call or decorator use of it could be resolved"
+                ),
+            );
+        }
     }
 
     /// Names assigned from `x.tool` / `x.tool(...)` anywhere (aliases of registration methods).
@@ -1354,6 +1379,19 @@ impl<'a> Resolver<'a> {
             subst: &[],
         };
         for d in &func.decorators {
+            if let Some(what) = self.unmodelled_framework_decorator(d, env) {
+                self.out.registration_sites += 1;
+                self.gap(
+                    m,
+                    d.span,
+                    format!(
+                        "`@{}` on `{}` is a registration decorator from the MCP framework (`{what}`) that the analyzer does not model",
+                        text_of(d),
+                        func.name
+                    ),
+                );
+                continue;
+            }
             let v = self.eval(d, env, 0);
             match v {
                 Some(Val::Decorator {
@@ -1396,6 +1434,7 @@ impl<'a> Resolver<'a> {
                     let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                         continue;
                     };
+                    self.used_wrappers.insert((wm, wf));
                     self.out.registration_sites += 1;
                     self.wrapper_entry(&w, m, f, d.span, &[]);
                 }
@@ -1424,6 +1463,37 @@ impl<'a> Resolver<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// A decorator imported from a framework package whose name says it registers something
+    /// (`fastmcp.contrib.mcp_mixin.mcp_tool`) but that is not a server method the resolver
+    /// models: the path of the framework module, else `None`.
+    fn unmodelled_framework_decorator(&self, d: &Expr, env: Env) -> Option<String> {
+        let head = match &d.kind {
+            ExprKind::Call { callee, .. } => callee.as_ref(),
+            _ => d,
+        };
+        if !matches!(head.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+            return None;
+        }
+        let Some(Val::Module(path)) = self.eval(head, env, 0) else {
+            return None;
+        };
+        if self.module_idx(&path).is_some() || !self.fw.is_framework_module(&path) {
+            return None;
+        }
+        let last = path
+            .rsplit('.')
+            .next()
+            .unwrap_or(&path)
+            .to_ascii_lowercase();
+        let registers = last.split('_').any(|w| {
+            self.fw
+                .registrations
+                .iter()
+                .any(|r| r.method == w && !r.imperative)
+        });
+        registers.then_some(path)
     }
 
     /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
@@ -1498,6 +1568,7 @@ impl<'a> Resolver<'a> {
                 let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                     return;
                 };
+                self.used_wrappers.insert((wm, wf));
                 let arg = args
                     .iter()
                     .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
@@ -1539,7 +1610,23 @@ impl<'a> Resolver<'a> {
                 return;
             }
             None if pass == Pass::Sites && self.framework_aware[env.m] => {
-                if let ExprKind::Attribute { value, attr } = &callee.kind
+                // `x.tool(...)(fn)`: the decorator applied directly.
+                if let ExprKind::Call { callee: inner, .. } = &callee.kind
+                    && let ExprKind::Attribute { value, attr } = &inner.kind
+                    && self.fw.registration(attr).is_some_and(|r| !r.imperative)
+                    && self.eval(value, env, 0).is_none()
+                {
+                    self.out.registration_sites += 1;
+                    self.gap(
+                        env.m,
+                        call.span,
+                        format!(
+                            "`{}.{attr}(...)(...)`: `{}` could not be resolved to an MCP server",
+                            text_of(value),
+                            text_of(value)
+                        ),
+                    );
+                } else if let ExprKind::Attribute { value, attr } = &callee.kind
                     && let Some(reg) = self.fw.registration(attr)
                     && reg.imperative
                     && self.eval(value, env, 0).is_none()
@@ -1589,6 +1676,7 @@ impl<'a> Resolver<'a> {
                     args: reg_args,
                     module: reg_module,
                     server,
+                    span: call.span,
                 });
             }
             _ if pass == Pass::Wrappers => {}
@@ -1996,6 +2084,21 @@ impl<'a> Resolver<'a> {
                 }
             }
             ExprKind::Call { callee, args } => {
+                // `mcp.tool()(guard(fn))` with `fn` a parameter: the parameter is registered,
+                // wrapped; the function is a registration wrapper.
+                if let Some(p) = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                    .find_map(|a| match &a.value.kind {
+                        ExprKind::Name(_) => match self.handler(&a.value, env, depth + 1) {
+                            p @ Handler::Param(..) => Some(p),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                {
+                    return p;
+                }
                 let last = last_segment(callee);
                 if matches!(last, Some("from_function" | "partial" | "wraps"))
                     && let Some(first) = args.first().filter(|a| a.name.is_none())
