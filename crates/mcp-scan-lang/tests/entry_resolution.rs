@@ -827,3 +827,125 @@ def old() -> None:
     assert!(tools(&t).is_empty(), "{:?}", entries(&t));
     no_gaps(&t);
 }
+
+const PARTIAL_DISPATCHER: &str = r#"
+import mcp.types as types
+from mcp.server import Server
+from pydantic import BaseModel
+
+class Tool(BaseModel):
+    name: str
+    description: str
+    input_schema: dict
+    handler: object = None
+
+async def handle_list(arguments, db):
+    return db.list()
+
+async def handle_query(arguments, db):
+    return db.run(arguments["query"])
+
+async def main(db):
+    server = Server("x")
+    tools = [
+        Tool(name="list_items", description="List", input_schema={}, handler=handle_list),
+        Tool(name="run_query", description="Query", input_schema={}, HANDLER_KW),
+    ]
+
+    @server.list_tools()
+    async def handle_list_tools():
+        return [types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema) for t in tools]
+
+    @server.call_tool()
+    async def handle_call_tool(name, arguments):
+        handler = next((t.handler for t in tools if t.name == name), None)
+        if name in ["list_items"]:
+            return await handler(arguments, db)
+        else:
+            return await handler(arguments, db)
+"#;
+
+#[test]
+fn dispatcher_split_on_some_names_finds_the_other_tools_through_their_declared_handlers() {
+    let src = PARTIAL_DISPATCHER.replace("HANDLER_KW", "handler=handle_query");
+    let t = scan(&[("server.py", &src)]);
+    assert_eq!(tools(&t), vec!["list_items", "run_query"]);
+    let e = entries(&t);
+    assert!(
+        e.iter()
+            .any(|(_, n, q)| n == "run_query" && q == "handle_query"),
+        "{e:?}"
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn dispatcher_split_on_some_names_with_declared_tools_it_cannot_attribute_is_a_gap() {
+    let src = PARTIAL_DISPATCHER.replace("HANDLER_KW", "handler=None");
+    let t = scan(&[("server.py", &src)]);
+    assert_eq!(tools(&t), vec!["list_items"]);
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+    assert!(t.coverage.gaps[0].reason.contains("run_query"));
+}
+
+#[test]
+fn dispatcher_looking_up_a_handler_mapping_imported_from_a_package_finds_every_tool() {
+    let t = scan(&[
+        (
+            "srv/server.py",
+            r#"
+from mcp.server import Server
+from .tools import HANDLERS
+
+server = Server("x")
+
+@server.call_tool()
+async def handle_call_tool(name, arguments):
+    handler = HANDLERS.get(name)
+    if not handler:
+        raise ValueError(name)
+    return await handler(arguments)
+"#,
+        ),
+        (
+            "srv/tools/__init__.py",
+            "from .files import handle_read, handle_write\nHANDLERS = {\n    \"read_file\": handle_read,\n    \"write_file\": handle_write,\n}\n",
+        ),
+        (
+            "srv/tools/files.py",
+            "async def handle_read(arguments):\n    return open(arguments['path']).read()\n\nasync def handle_write(arguments):\n    return None\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), vec!["read_file", "write_file"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn dispatcher_looking_up_an_imported_name_that_is_not_a_mapping_stays_a_gap() {
+    let t = scan(&[
+        (
+            "srv/server.py",
+            r#"
+from mcp.server import Server
+from .tools import lookup
+
+server = Server("x")
+
+@server.call_tool()
+async def handle_call_tool(name, arguments):
+    handler = lookup.get(name)
+    return await handler(arguments)
+"#,
+        ),
+        (
+            "srv/tools/__init__.py",
+            "import importlib\nlookup = importlib.import_module('srv.plugins')\n",
+        ),
+    ]);
+    assert!(
+        tools(&t).iter().all(|n| n == "handle_call_tool"),
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}

@@ -1969,6 +1969,21 @@ impl<'a> Resolver<'a> {
                         None => break,
                     }
                 }
+                // `from .tools import HANDLERS`: the mapping where the module binds it.
+                let md = &self.mods[env.m];
+                if let Some(imp) = md.imports.iter().rev().find(|i| &i.local == n)
+                    && let Some(sym) = imp.symbol.as_deref().filter(|s| *s != "*")
+                    && let Some(mi) = self.module_idx(&imp.module)
+                    && mi != env.m
+                {
+                    let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
+                    let inner = Env {
+                        m: mi,
+                        f: Module::TOP_LEVEL,
+                        subst: &[],
+                    };
+                    self.mapping_of(&name, inner, depth + 1, out);
+                }
             }
             ExprKind::Dict(items) => {
                 for (k, v) in items {
