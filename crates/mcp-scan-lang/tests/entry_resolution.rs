@@ -949,3 +949,89 @@ async def handle_call_tool(name, arguments):
     );
     assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
 }
+
+#[test]
+fn mixin_methods_marked_by_the_framework_are_registered_under_the_folded_prefix() {
+    let t = scan(&[
+        (
+            "pdf/mixins.py",
+            r#"
+from fastmcp.contrib.mcp_mixin import MCPMixin, mcp_tool, mcp_prompt
+
+class TextMixin(MCPMixin):
+    @mcp_tool(name="extract_text", description="Extracts text.")
+    def extract(self, path: str) -> str:
+        return open(path).read()
+
+    @mcp_prompt()
+    def summarise(self) -> str:
+        return "Summarise"
+
+    def helper(self) -> None:
+        pass
+
+class FormsMixin(MCPMixin):
+    @mcp_tool()
+    def fill_form(self, path: str) -> None:
+        pass
+"#,
+        ),
+        (
+            "pdf/server.py",
+            r#"
+from fastmcp import FastMCP
+from pdf.mixins import TextMixin, FormsMixin
+
+class PdfServer:
+    def __init__(self):
+        self.mcp = FastMCP("pdf")
+        for mixin_class in [TextMixin, FormsMixin]:
+            mixin = mixin_class()
+            prefix = mixin_class.__name__.replace("Mixin", "").lower()
+            mixin.register_all(self.mcp, prefix=f"{prefix}_")
+"#,
+        ),
+    ]);
+    assert_eq!(
+        tools(&t),
+        vec!["forms__fill_form", "text__extract_text"],
+        "{:#?}",
+        t.coverage.gaps
+    );
+    let e = entries(&t);
+    assert!(
+        e.iter().any(|(k, n, q)| *k == EntityKind::Prompt
+            && n == "text__summarise"
+            && q == "TextMixin.summarise"),
+        "{e:?}"
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn register_all_of_a_class_that_is_not_a_framework_mixin_registers_nothing() {
+    let t = scan(&[(
+        "plugins.py",
+        r#"
+from fastmcp import FastMCP
+
+def tool_marker(name=None):
+    def wrap(f):
+        return f
+    return wrap
+
+class Plugins:
+    @tool_marker(name="x")
+    def run(self) -> None:
+        pass
+
+    def register_all(self, server, prefix=None):
+        pass
+
+mcp = FastMCP("x")
+Plugins().register_all(mcp, prefix="p")
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}

@@ -151,6 +151,10 @@ struct Resolver<'a> {
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Wrappers some resolved site went through; the others are gaps.
     used_wrappers: HashSet<(usize, FuncId)>,
+    /// Methods with a mixin marker decorator: (module, method, decorator span).
+    marked: Vec<(usize, FuncId, Span, String)>,
+    /// Marked methods a resolved `register_all(server)` reached.
+    mixin_registered: HashSet<(usize, FuncId)>,
     /// Names a registration may be reached through: registration methods, wrapper names and
     /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
     candidates: HashSet<String>,
@@ -415,6 +419,9 @@ impl<'a> Resolver<'a> {
         for c in &fw.server_classes {
             candidates.insert(c.name.clone());
         }
+        if let Some(mx) = &fw.mixin {
+            candidates.extend(mx.register_methods.iter().cloned());
+        }
         candidates.insert("mount".to_string());
         candidates.insert("import_server".to_string());
         Resolver {
@@ -429,6 +436,8 @@ impl<'a> Resolver<'a> {
             calls_by_name: RefCell::new(None),
             wrappers: HashMap::new(),
             used_wrappers: HashSet::new(),
+            marked: Vec::new(),
+            mixin_registered: HashSet::new(),
             candidates,
             entries: vec![Vec::new(); mods.len()],
             seen: HashSet::new(),
@@ -1086,6 +1095,20 @@ impl<'a> Resolver<'a> {
             .map(|(k, w)| (*k, w.span))
             .collect();
         unused.sort_by_key(|((m, f), _)| (*m, *f));
+        let marked = std::mem::take(&mut self.marked);
+        for (m, f, span, deco) in marked {
+            if self.mixin_registered.contains(&(m, f)) {
+                continue;
+            }
+            let name = self.mods[m].functions[f].qualname.clone();
+            self.gap(
+                m,
+                span,
+                format!(
+                    "`{name}` is marked for registration by the mixin decorator `@{deco}`, but no registration of its class on a resolved MCP server was found"
+                ),
+            );
+        }
         for ((m, f), span) in unused {
             let name = self.mods[m].functions[f].qualname.clone();
             self.out.registration_sites += 1;
@@ -1379,6 +1402,11 @@ impl<'a> Resolver<'a> {
             subst: &[],
         };
         for d in &func.decorators {
+            if self.mixin_marker(d, env).is_some() {
+                self.out.registration_sites += 1;
+                self.marked.push((m, f, d.span, text_of(d)));
+                continue;
+            }
             if let Some(what) = self.unmodelled_framework_decorator(d, env) {
                 self.out.registration_sites += 1;
                 self.gap(
@@ -1465,6 +1493,188 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A mixin marker decorator (`@mcp_tool(name="x")`): what it registers and its arguments.
+    fn mixin_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
+        let mx = self.fw.mixin.as_ref()?;
+        let (head, args) = match &d.kind {
+            ExprKind::Call { callee, args } => (callee.as_ref(), args.clone()),
+            _ => (d, Vec::new()),
+        };
+        if !matches!(head.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+            return None;
+        }
+        let Some(Val::Module(path)) = self.eval(head, env, 0) else {
+            return None;
+        };
+        let root = path.split('.').next().unwrap_or(&path);
+        if self.module_idx(&path).is_some() || !mx.packages.iter().any(|p| p == root) {
+            return None;
+        }
+        let last = path.rsplit('.').next().unwrap_or(&path);
+        let kind = mx.markers.iter().find(|(n, _)| n == last)?.1;
+        Some((kind, args))
+    }
+
+    /// `obj.register_all(server, prefix=...)` on an instance of a tree class whose methods
+    /// carry mixin markers: each marked method is registered on the server.
+    fn mixin_register(&mut self, value: &Expr, args: &[Arg], env: Env) -> bool {
+        let Some(mx) = self.fw.mixin.as_ref() else {
+            return false;
+        };
+        let Some(Val::Instance(cm, class, _)) = self.eval_in_scope(value, env) else {
+            return false;
+        };
+        let server_arg = args
+            .iter()
+            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+            .or_else(|| {
+                args.iter()
+                    .find(|a| a.name.as_deref() == Some("mcp_server"))
+            });
+        let Some(server_arg) = server_arg else {
+            return false;
+        };
+        let server = match self.eval_in_scope(&server_arg.value, env) {
+            Some(Val::Server(..)) => text_of(&server_arg.value),
+            Some(Val::Instance(sm, sc, _)) if self.class_style(sm, &sc, 0).is_some() => {
+                text_of(&server_arg.value)
+            }
+            _ => return false,
+        };
+        let kw = |k: &str| args.iter().find(|a| a.name.as_deref() == Some(k));
+        let prefix = kw(&mx.prefix_keyword).and_then(|a| self.fold_str(&a.value, env, 0));
+        let separator = kw(&mx.separator_keyword)
+            .and_then(|a| self.fold_str(&a.value, env, 0))
+            .unwrap_or_else(|| mx.default_separator.clone());
+        let mods = self.mods;
+        let methods: Vec<FuncId> = (0..mods[cm].functions.len())
+            .filter(|&f| mods[cm].functions[f].class.as_deref() == Some(class.as_str()))
+            .collect();
+        for f in methods {
+            let func = &mods[cm].functions[f];
+            let denv = Env {
+                m: cm,
+                f: func.parent.unwrap_or(Module::TOP_LEVEL),
+                subst: &[],
+            };
+            for d in &func.decorators {
+                let Some((kind, margs)) = self.mixin_marker(d, denv) else {
+                    continue;
+                };
+                self.mixin_registered.insert((cm, f));
+                let consts = self.constants_with_imports(cm);
+                let base = margs
+                    .iter()
+                    .find(|a| a.name.as_deref() == Some("name"))
+                    .and_then(|a| super::entry::const_str(&a.value, &consts))
+                    .unwrap_or_else(|| func.name.clone());
+                let full = match &prefix {
+                    Some(p) => format!("{p}{separator}{base}"),
+                    None => base,
+                };
+                let mut reg: Vec<Arg> = margs
+                    .iter()
+                    .filter(|a| a.name.is_some() && a.name.as_deref() != Some("name"))
+                    .cloned()
+                    .collect();
+                reg.push(Arg {
+                    name: Some("name".to_string()),
+                    value: Expr::new(ExprKind::Str(full), d.span),
+                    spread: false,
+                    spread_keywords: false,
+                });
+                self.add_entry(kind, None, &reg, cm, cm, f, d.span, &server, &[]);
+            }
+        }
+        true
+    }
+
+    /// An expression evaluated where it stands, a local name through its assignment with the
+    /// loop substitutions kept (`m = cls()` inside `for cls in (A, B)`).
+    fn eval_in_scope(&self, e: &Expr, env: Env) -> Option<Val> {
+        if let ExprKind::Name(n) = &e.kind
+            && !env.subst.iter().any(|s| &s.name == n)
+            && let Some((x, bm, bf)) = self.binding_where(e, env, &|_| true, 0)
+            && bm == env.m
+            && bf == env.f
+        {
+            return self.eval(x, env, 0);
+        }
+        self.eval(e, env, 0)
+    }
+
+    /// A string folded from constants, f-strings, class `__name__`s and the pure string methods
+    /// names are usually built with.
+    fn fold_str(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(c) = self.const_of(e, env, 0) {
+            return Some(c);
+        }
+        match &e.kind {
+            ExprKind::FormatStr(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        mcp_scan_ir::StrPart::Lit(l) => out.push_str(l),
+                        mcp_scan_ir::StrPart::Expr(x) => {
+                            out.push_str(&self.fold_str(x, env, depth + 1)?)
+                        }
+                    }
+                }
+                Some(out)
+            }
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    return self.fold_str(&s.value.clone(), inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let inner = Env {
+                    m: bm,
+                    f: bf,
+                    subst: if bm == env.m && bf == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    },
+                };
+                self.fold_str(x, inner, depth + 1)
+            }
+            ExprKind::Attribute { value, attr } if attr == "__name__" => {
+                match self.eval(value, env, 0)? {
+                    Val::Class(_, c) => Some(c.rsplit('.').next().unwrap_or(&c).to_string()),
+                    Val::Func(fm, ff) => self.func(fm, ff).map(|f| f.name.clone()),
+                    _ => None,
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                let ExprKind::Attribute { value, attr } = &callee.kind else {
+                    return None;
+                };
+                let base = self.fold_str(value, env, depth + 1)?;
+                let arg = |i: usize| {
+                    args.get(i)
+                        .filter(|a| a.name.is_none())
+                        .and_then(|a| self.fold_str(&a.value, env, depth + 1))
+                };
+                match (attr.as_str(), args.len()) {
+                    ("lower", 0) => Some(base.to_lowercase()),
+                    ("upper", 0) => Some(base.to_uppercase()),
+                    ("strip", 0) => Some(base.trim().to_string()),
+                    ("replace", 2) => Some(base.replace(&arg(0)?, &arg(1)?)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// A decorator imported from a framework package whose name says it registers something
     /// (`fastmcp.contrib.mcp_mixin.mcp_tool`) but that is not a server method the resolver
     /// models: the path of the framework module, else `None`.
@@ -1527,6 +1737,18 @@ impl<'a> Resolver<'a> {
         {
             if pass == Pass::Sites {
                 self.mount(value, args, env);
+            }
+            return;
+        }
+        if let ExprKind::Attribute { value, attr } = &callee.kind
+            && self
+                .fw
+                .mixin
+                .as_ref()
+                .is_some_and(|mx| mx.register_methods.contains(attr))
+        {
+            if pass == Pass::Sites {
+                self.mixin_register(value, args, env);
             }
             return;
         }
