@@ -1035,3 +1035,27 @@ Plugins().register_all(mcp, prefix="p")
     assert!(tools(&t).is_empty(), "{:?}", entries(&t));
     no_gaps(&t);
 }
+
+#[test]
+fn handler_factory_fed_a_name_parameter_is_followed_not_taken_for_a_wrapper() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def make_handler(label):
+    def handler(q: str) -> str:
+        return label + q
+    return handler
+
+def install(label):
+    mcp.tool()(make_handler(label))
+
+install("greet")
+"#,
+    )]);
+    assert_eq!(tools(&t), vec!["handler"], "{:#?}", t.coverage.gaps);
+    no_gaps(&t);
+}

@@ -2323,12 +2323,15 @@ impl<'a> Resolver<'a> {
             ExprKind::Call { callee, args } => {
                 // `mcp.tool()(guard(fn))` with `fn` a parameter: the parameter is registered,
                 // wrapped; the function is a registration wrapper.
+                // A handler factory fed data (`make_handler(name)`) is not: its result is
+                // followed below.
                 if let Some(p) = args
                     .iter()
                     .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                    .find_map(|a| match &a.value.kind {
+                    .enumerate()
+                    .find_map(|(i, a)| match &a.value.kind {
                         ExprKind::Name(_) => match self.handler(&a.value, env, depth + 1) {
-                            p @ Handler::Param(..) => Some(p),
+                            p @ Handler::Param(..) if self.wraps_param(callee, i, env) => Some(p),
                             _ => None,
                         },
                         _ => None,
@@ -2369,6 +2372,51 @@ impl<'a> Resolver<'a> {
             Some(Val::External) => Handler::Opaque,
             _ => Handler::Unresolved(text_of(e)),
         }
+    }
+
+    /// Whether a call's `i`-th positional parameter is a function it wraps: the callee (or a
+    /// function nested in it) calls the parameter or hands it to `wraps`. A callee outside the
+    /// tree applied to a function parameter is taken to wrap it.
+    fn wraps_param(&self, callee: &Expr, i: usize, env: Env) -> bool {
+        let Some(Val::Func(cm, cf)) = self.eval(callee, env, 0) else {
+            return true;
+        };
+        let Some(func) = self.func(cm, cf) else {
+            return true;
+        };
+        let offset =
+            usize::from(func.class.is_some() && !matches!(&callee.kind, ExprKind::Name(_)));
+        let Some(pname) = func.params.get(i + offset).map(|p| p.name.clone()) else {
+            return false;
+        };
+        let prefix = format!("{}.", func.qualname);
+        let mods = self.mods;
+        let md = &mods[cm];
+        md.functions.iter().enumerate().any(|(gi, g)| {
+            if gi != cf && !g.qualname.starts_with(&prefix) {
+                return false;
+            }
+            let exprs = g.decorators.iter().collect::<Vec<_>>();
+            let mut calls = Vec::new();
+            for d in exprs {
+                each_call(d, &mut calls);
+            }
+            walk_stmts(&g.body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    each_call(e, &mut calls);
+                }
+            });
+            calls.iter().any(|c| {
+                let ExprKind::Call { callee, args } = &c.kind else {
+                    return false;
+                };
+                matches!(&callee.kind, ExprKind::Name(n) if *n == pname)
+                    || (last_segment(callee) == Some("wraps")
+                        && args.first().is_some_and(
+                            |a| matches!(&a.value.kind, ExprKind::Name(n) if *n == pname),
+                        ))
+            })
+        })
     }
 
     fn def_span(&self, m: usize, f: FuncId) -> Span {
