@@ -78,9 +78,7 @@ impl DeclaredPath {
 /// an unchecked `../` in it escapes that root; opening the caller's own path (`⟨param:path⟩`,
 /// `⟨param:repo⟩/.git/HEAD`) does not.
 fn joined_to_a_fixed_root(detail: &str) -> bool {
-    let root = detail
-        .find(['…', '⟨'])
-        .map_or("", |i| &detail[..i]);
+    let root = detail.find(['…', '⟨']).map_or("", |i| &detail[..i]);
     !root.is_empty() && (root.starts_with('/') || root.starts_with('~') || root.ends_with('/'))
 }
 

@@ -114,6 +114,32 @@ struct RawFrameworks {
     server_class: Vec<RawServerClass>,
     registration: Vec<RawRegistration>,
     low_level: RawLowLevel,
+    #[serde(default)]
+    mixin: Option<RawMixin>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMixin {
+    packages: Vec<String>,
+    markers: std::collections::BTreeMap<String, String>,
+    register_methods: Vec<String>,
+    prefix_keyword: String,
+    separator_keyword: String,
+    default_separator: String,
+}
+
+/// Mixin classes whose methods carry a marker decorator and are registered together by a
+/// method of the instance (`obj.register_all(server, prefix="p")`).
+#[derive(Debug, Clone)]
+pub struct Mixin {
+    pub packages: Vec<String>,
+    /// Marker decorator name → what it registers.
+    pub markers: Vec<(String, EntityKind)>,
+    pub register_methods: Vec<String>,
+    pub prefix_keyword: String,
+    pub separator_keyword: String,
+    pub default_separator: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -202,6 +228,7 @@ pub struct Frameworks {
     pub server_classes: Vec<ServerClassRule>,
     pub registrations: Vec<Registration>,
     pub low_level: LowLevel,
+    pub mixin: Option<Mixin>,
     interesting: HashSet<String>,
     markers: Vec<String>,
 }
@@ -327,7 +354,35 @@ impl Frameworks {
         markers.extend(ll.listing_keywords.iter().cloned());
         markers.sort();
         markers.dedup();
+        let mixin = match raw.mixin {
+            None => None,
+            Some(x) => {
+                let mut markers = Vec::new();
+                for (name, kind) in x.markers {
+                    let kind = match kind.as_str() {
+                        "tool" => EntityKind::Tool,
+                        "resource" => EntityKind::Resource,
+                        "prompt" => EntityKind::Prompt,
+                        other => {
+                            return Err(err(format!(
+                                "mixin marker {name}: unknown kind {other:?} (tool | resource | prompt)"
+                            )));
+                        }
+                    };
+                    markers.push((name, kind));
+                }
+                Some(Mixin {
+                    packages: x.packages,
+                    markers,
+                    register_methods: x.register_methods,
+                    prefix_keyword: x.prefix_keyword,
+                    separator_keyword: x.separator_keyword,
+                    default_separator: x.default_separator,
+                })
+            }
+        };
         Ok(Frameworks {
+            mixin,
             servers,
             server_classes,
             registrations,
@@ -420,6 +475,7 @@ pub(crate) fn python_frameworks() -> &'static Frameworks {
                 description_keyword: String::new(),
                 schema_keywords: Vec::new(),
             },
+            mixin: None,
             interesting: HashSet::new(),
             markers: Vec::new(),
         })

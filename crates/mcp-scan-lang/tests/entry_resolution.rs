@@ -656,3 +656,406 @@ agent.add_tool(search)
     assert_eq!(t.coverage.registration_sites, 0);
     no_gaps(&t);
 }
+
+#[test]
+fn registry_class_whose_decorator_factory_wraps_server_tool_registers_each_decorated_function() {
+    let t = scan(&[
+        (
+            "pkg/registry.py",
+            r#"
+import functools
+from mcp.server import MCPServer
+
+def guard(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapper
+
+class Registry:
+    def __init__(self, server: MCPServer, read_only: bool) -> None:
+        self.server = server
+        self.read_only = read_only
+
+    def reader(self, title: str):
+        return self._register(title)
+
+    def _register(self, title: str):
+        def decorate(function):
+            self.server.tool(title=title)(guard(function))
+            return function
+        return decorate
+"#,
+        ),
+        (
+            "pkg/files.py",
+            r#"
+from pkg.registry import Registry
+
+def register(tools: Registry) -> None:
+    @tools.reader("Read file")
+    def read_file(path: str) -> str:
+        return open(path).read()
+
+    @tools.reader("Stat file")
+    def stat_file(path: str) -> int:
+        return 0
+"#,
+        ),
+        (
+            "pkg/server.py",
+            r#"
+from mcp.server import MCPServer
+from pkg.registry import Registry
+from pkg import files
+
+def build() -> MCPServer:
+    server = MCPServer("x")
+    files.register(Registry(server, False))
+    return server
+"#,
+        ),
+    ]);
+    assert_eq!(
+        tools(&t),
+        vec!["read_file", "stat_file"],
+        "{:#?}",
+        t.coverage.gaps
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn registration_wrapper_whose_uses_cannot_be_resolved_is_a_gap() {
+    let t = scan(&[(
+        "registry.py",
+        r#"
+from mcp.server import MCPServer
+
+class Registry:
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+
+    def make(self):
+        def decorate(function):
+            self.server.tool()(function)
+            return function
+        return decorate
+
+REGISTRIES = {}
+
+def lookup(name):
+    return REGISTRIES[name]
+
+@lookup("files").make()
+def read_file(path: str) -> str:
+    return open(path).read()
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+    assert!(t.coverage.gaps[0].reason.contains("Registry.make.decorate"));
+}
+
+#[test]
+fn decorator_applied_directly_on_an_unresolved_receiver_in_an_mcp_module_is_a_gap() {
+    let t = scan(&[(
+        "tools.py",
+        r#"
+from mcp.server import MCPServer
+
+def install(holder, fn):
+    holder.server.tool(title="x")(fn)
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), vec![("tools.py".to_string(), 5)]);
+}
+
+#[test]
+fn decorator_applied_directly_by_another_library_is_neither_tool_nor_gap() {
+    let t = scan(&[(
+        "agent.py",
+        r#"
+from langchain.agents import Agent
+
+def install(holder, fn):
+    holder.server.tool(title="x")(fn)
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 0);
+    no_gaps(&t);
+}
+
+#[test]
+fn registration_decorator_from_the_framework_that_is_not_modelled_is_a_gap() {
+    let t = scan(&[(
+        "mixins.py",
+        r#"
+from fastmcp.contrib.mcp_mixin import MCPMixin, mcp_tool
+
+class Files(MCPMixin):
+    @mcp_tool(name="read_file")
+    def read_file(self, path: str) -> str:
+        return open(path).read()
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), vec![("mixins.py".to_string(), 5)]);
+    assert!(t.coverage.gaps[0].reason.contains("mcp_tool"));
+}
+
+#[test]
+fn non_registration_decorators_from_the_framework_are_not_gaps() {
+    let t = scan(&[(
+        "util.py",
+        r#"
+from mcp.server.fastmcp.utilities import deprecated
+from mcp.shared import cached_property
+
+class Settings:
+    @cached_property
+    def value(self) -> int:
+        return 1
+
+@deprecated
+def old() -> None:
+    pass
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+const PARTIAL_DISPATCHER: &str = r#"
+import mcp.types as types
+from mcp.server import Server
+from pydantic import BaseModel
+
+class Tool(BaseModel):
+    name: str
+    description: str
+    input_schema: dict
+    handler: object = None
+
+async def handle_list(arguments, db):
+    return db.list()
+
+async def handle_query(arguments, db):
+    return db.run(arguments["query"])
+
+async def main(db):
+    server = Server("x")
+    tools = [
+        Tool(name="list_items", description="List", input_schema={}, handler=handle_list),
+        Tool(name="run_query", description="Query", input_schema={}, HANDLER_KW),
+    ]
+
+    @server.list_tools()
+    async def handle_list_tools():
+        return [types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema) for t in tools]
+
+    @server.call_tool()
+    async def handle_call_tool(name, arguments):
+        handler = next((t.handler for t in tools if t.name == name), None)
+        if name in ["list_items"]:
+            return await handler(arguments, db)
+        else:
+            return await handler(arguments, db)
+"#;
+
+#[test]
+fn dispatcher_split_on_some_names_finds_the_other_tools_through_their_declared_handlers() {
+    let src = PARTIAL_DISPATCHER.replace("HANDLER_KW", "handler=handle_query");
+    let t = scan(&[("server.py", &src)]);
+    assert_eq!(tools(&t), vec!["list_items", "run_query"]);
+    let e = entries(&t);
+    assert!(
+        e.iter()
+            .any(|(_, n, q)| n == "run_query" && q == "handle_query"),
+        "{e:?}"
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn dispatcher_split_on_some_names_with_declared_tools_it_cannot_attribute_is_a_gap() {
+    let src = PARTIAL_DISPATCHER.replace("HANDLER_KW", "handler=None");
+    let t = scan(&[("server.py", &src)]);
+    assert_eq!(tools(&t), vec!["list_items"]);
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+    assert!(t.coverage.gaps[0].reason.contains("run_query"));
+}
+
+#[test]
+fn dispatcher_looking_up_a_handler_mapping_imported_from_a_package_finds_every_tool() {
+    let t = scan(&[
+        (
+            "srv/server.py",
+            r#"
+from mcp.server import Server
+from .tools import HANDLERS
+
+server = Server("x")
+
+@server.call_tool()
+async def handle_call_tool(name, arguments):
+    handler = HANDLERS.get(name)
+    if not handler:
+        raise ValueError(name)
+    return await handler(arguments)
+"#,
+        ),
+        (
+            "srv/tools/__init__.py",
+            "from .files import handle_read, handle_write\nHANDLERS = {\n    \"read_file\": handle_read,\n    \"write_file\": handle_write,\n}\n",
+        ),
+        (
+            "srv/tools/files.py",
+            "async def handle_read(arguments):\n    return open(arguments['path']).read()\n\nasync def handle_write(arguments):\n    return None\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), vec!["read_file", "write_file"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn dispatcher_looking_up_an_imported_name_that_is_not_a_mapping_stays_a_gap() {
+    let t = scan(&[
+        (
+            "srv/server.py",
+            r#"
+from mcp.server import Server
+from .tools import lookup
+
+server = Server("x")
+
+@server.call_tool()
+async def handle_call_tool(name, arguments):
+    handler = lookup.get(name)
+    return await handler(arguments)
+"#,
+        ),
+        (
+            "srv/tools/__init__.py",
+            "import importlib\nlookup = importlib.import_module('srv.plugins')\n",
+        ),
+    ]);
+    assert!(
+        tools(&t).iter().all(|n| n == "handle_call_tool"),
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
+
+#[test]
+fn mixin_methods_marked_by_the_framework_are_registered_under_the_folded_prefix() {
+    let t = scan(&[
+        (
+            "pdf/mixins.py",
+            r#"
+from fastmcp.contrib.mcp_mixin import MCPMixin, mcp_tool, mcp_prompt
+
+class TextMixin(MCPMixin):
+    @mcp_tool(name="extract_text", description="Extracts text.")
+    def extract(self, path: str) -> str:
+        return open(path).read()
+
+    @mcp_prompt()
+    def summarise(self) -> str:
+        return "Summarise"
+
+    def helper(self) -> None:
+        pass
+
+class FormsMixin(MCPMixin):
+    @mcp_tool()
+    def fill_form(self, path: str) -> None:
+        pass
+"#,
+        ),
+        (
+            "pdf/server.py",
+            r#"
+from fastmcp import FastMCP
+from pdf.mixins import TextMixin, FormsMixin
+
+class PdfServer:
+    def __init__(self):
+        self.mcp = FastMCP("pdf")
+        for mixin_class in [TextMixin, FormsMixin]:
+            mixin = mixin_class()
+            prefix = mixin_class.__name__.replace("Mixin", "").lower()
+            mixin.register_all(self.mcp, prefix=f"{prefix}_")
+"#,
+        ),
+    ]);
+    assert_eq!(
+        tools(&t),
+        vec!["forms__fill_form", "text__extract_text"],
+        "{:#?}",
+        t.coverage.gaps
+    );
+    let e = entries(&t);
+    assert!(
+        e.iter().any(|(k, n, q)| *k == EntityKind::Prompt
+            && n == "text__summarise"
+            && q == "TextMixin.summarise"),
+        "{e:?}"
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn register_all_of_a_class_that_is_not_a_framework_mixin_registers_nothing() {
+    let t = scan(&[(
+        "plugins.py",
+        r#"
+from fastmcp import FastMCP
+
+def tool_marker(name=None):
+    def wrap(f):
+        return f
+    return wrap
+
+class Plugins:
+    @tool_marker(name="x")
+    def run(self) -> None:
+        pass
+
+    def register_all(self, server, prefix=None):
+        pass
+
+mcp = FastMCP("x")
+Plugins().register_all(mcp, prefix="p")
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn handler_factory_fed_a_name_parameter_is_followed_not_taken_for_a_wrapper() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def make_handler(label):
+    def handler(q: str) -> str:
+        return label + q
+    return handler
+
+def install(label):
+    mcp.tool()(make_handler(label))
+
+install("greet")
+"#,
+    )]);
+    assert_eq!(tools(&t), vec!["handler"], "{:#?}", t.coverage.gaps);
+    no_gaps(&t);
+}

@@ -644,4 +644,38 @@ fn poisoned_docstring_is_reported_by_the_description_rules_at_its_source_line() 
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "description"))
     );
+
+/// A server whose tools sit in a mixin class decorated with a framework decorator the analyzer
+/// does not model, beside one tool it does see.
+fn server_with_mixin(decorator_import: &str, decorator: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = format!(
+        "from fastmcp import FastMCP\n{decorator_import}\n\nmcp = FastMCP(\"docs\")\n\n\n@mcp.tool()\ndef ping() -> str:\n    \"\"\"Answers pong.\"\"\"\n    return \"pong\"\n\n\nclass Files:\n    @{decorator}\n    def read_file(self, path: str) -> str:\n        \"\"\"Reads a file.\"\"\"\n        return open(path).read()\n"
+    );
+    std::fs::write(dir.path().join("server.py"), src).expect("write");
+    dir
+}
+
+#[test]
+fn an_unmodelled_framework_registration_decorator_makes_the_scan_incomplete_exit_4() {
+    let dir = server_with_mixin(
+        "from fastmcp.contrib.mcp_mixin import mcp_tool",
+        "mcp_tool(name=\"read_file\")",
+    );
+    let (report, code, stderr) = scan_dir(dir.path(), &["--no-llm"]);
+    assert_eq!(code, 4, "{stderr}");
+    let g = gaps(&report);
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert_eq!(g[0].0, "unresolved-registration");
+    for e in report["entities"].as_array().into_iter().flatten() {
+        assert_ne!(e["status"], "SAFE", "{e}");
+    }
+}
+
+#[test]
+fn a_decorator_of_another_library_on_the_same_class_exits_0() {
+    let dir = server_with_mixin("from functools import lru_cache", "lru_cache(maxsize=8)");
+    let (report, code, stderr) = scan_dir(dir.path(), &["--no-llm"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(gaps(&report).is_empty());
 }

@@ -33,7 +33,13 @@ struct Decl {
     name: String,
     description: Option<String>,
     params: Vec<DeclaredParam>,
+    /// A function of the same module named by a `handler=`-like keyword
+    /// (`Tool(name="x", handler=handle_x)`): the declaration carries its handler.
+    handler: Option<FuncId>,
 }
+
+/// Keywords with which a tool declaration names the function that runs it.
+const HANDLER_KEYWORDS: &[&str] = &["handler", "fn", "func", "function", "callback"];
 
 pub(crate) fn split_dispatchers(
     mods: &mut [Module],
@@ -71,6 +77,68 @@ pub(crate) fn split_dispatchers(
             mods[m].entry_points.extend(entries);
         }
         if is_split(&mods[m], f) {
+            // Literal branches cover some tools; the tools declared beside the dispatcher that
+            // no branch names run through whatever the dispatcher looks up.
+            let prefix = format!("{}[", mods[m].functions[f].qualname);
+            let split: Vec<String> = mods[m]
+                .entry_points
+                .iter()
+                .filter(|e| {
+                    mods[m]
+                        .functions
+                        .get(e.function)
+                        .is_some_and(|h| h.qualname.starts_with(&prefix))
+                })
+                .map(|e| e.name.clone())
+                .collect();
+            let decls = decls.get_or_insert_with(|| declared_tools(mods, fw));
+            let mut unattributed = Vec::new();
+            for d in decls.iter().filter(|d| d.module == m && d.class.is_none()) {
+                if split.contains(&d.name)
+                    || mods[m]
+                        .entry_points
+                        .iter()
+                        .any(|e| e.name == d.name && e.function != f)
+                {
+                    continue;
+                }
+                // A declared name over-approximated by the whole dispatcher: its declared
+                // handler is what runs.
+                let whole = mods[m]
+                    .entry_points
+                    .iter()
+                    .any(|e| e.name == d.name && e.function == f);
+                match d.handler {
+                    None if whole => {}
+                    Some(h) => {
+                        mods[m]
+                            .entry_points
+                            .retain(|e| !(e.name == d.name && e.function == f));
+                        let span = mods[m].functions[h].span;
+                        mods[m].entry_points.push(EntryPoint {
+                            kind: EntityKind::Tool,
+                            name: d.name.clone(),
+                            description: d.description.clone(),
+                            function: h,
+                            params: d.params.clone(),
+                            span,
+                            server_var: site.server.clone(),
+                        });
+                    }
+                    None => unattributed.push(d.name.clone()),
+                }
+            }
+            if !unattributed.is_empty() {
+                gaps.push(CoverageGap {
+                    kind: GapKind::UnresolvedRegistration,
+                    file: Some(mods[m].path.clone()),
+                    line: Some(site.span.start_line),
+                    reason: format!(
+                        "the `call_tool` dispatcher `{dname}` names only some tools in its branches; declared tools {} could not be attributed to a handler",
+                        unattributed.join(", ")
+                    ),
+                });
+            }
             continue;
         }
         let decls = decls.get_or_insert_with(|| declared_tools(mods, fw));
@@ -329,6 +397,13 @@ fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
                 .find_map(|k| kwarg(args, k))
                 .map(|schema| schema_params(schema, &consts))
                 .unwrap_or_default();
+            let handler = HANDLER_KEYWORDS
+                .iter()
+                .find_map(|k| kwarg(args, k))
+                .and_then(|e| match &e.kind {
+                    ExprKind::Name(n) => handler_fn(md, within, n),
+                    _ => None,
+                });
             out.push(Decl {
                 module: mi,
                 class,
@@ -336,10 +411,30 @@ fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
                 name,
                 description,
                 params,
+                handler,
             });
         }
     }
     out
+}
+
+/// A function named `name` visible from `within`: nested in it or an enclosing function, or at
+/// module level.
+fn handler_fn(md: &Module, within: FuncId, name: &str) -> Option<FuncId> {
+    let mut scope = Some(within);
+    while let Some(sc) = scope {
+        if let Some(i) = md
+            .functions
+            .iter()
+            .position(|g| g.name == name && g.parent == Some(sc) && g.class.is_none())
+        {
+            return Some(i);
+        }
+        scope = md.functions.get(sc).and_then(|g| g.parent);
+    }
+    md.functions.iter().position(|g| {
+        g.name == name && g.parent.is_none() && g.class.is_none() && g.qualname == name
+    })
 }
 
 /// A string attribute of a handler class: a class constant, `self.x = "..."` in `__init__`, or

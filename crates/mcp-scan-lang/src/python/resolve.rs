@@ -102,6 +102,8 @@ struct Wrapper {
     args: Vec<Arg>,
     module: usize,
     server: String,
+    /// The registration call inside the wrapper.
+    span: Span,
 }
 
 enum Handler {
@@ -147,6 +149,12 @@ struct Resolver<'a> {
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
+    /// Wrappers some resolved site went through; the others are gaps.
+    used_wrappers: HashSet<(usize, FuncId)>,
+    /// Methods with a mixin marker decorator: (module, method, decorator span).
+    marked: Vec<(usize, FuncId, Span, String)>,
+    /// Marked methods a resolved `register_all(server)` reached.
+    mixin_registered: HashSet<(usize, FuncId)>,
     /// Names a registration may be reached through: registration methods, wrapper names and
     /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
     candidates: HashSet<String>,
@@ -411,6 +419,9 @@ impl<'a> Resolver<'a> {
         for c in &fw.server_classes {
             candidates.insert(c.name.clone());
         }
+        if let Some(mx) = &fw.mixin {
+            candidates.extend(mx.register_methods.iter().cloned());
+        }
         candidates.insert("mount".to_string());
         candidates.insert("import_server".to_string());
         Resolver {
@@ -424,6 +435,9 @@ impl<'a> Resolver<'a> {
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
             wrappers: HashMap::new(),
+            used_wrappers: HashSet::new(),
+            marked: Vec::new(),
+            mixin_registered: HashSet::new(),
             candidates,
             entries: vec![Vec::new(); mods.len()],
             seen: HashSet::new(),
@@ -1072,6 +1086,40 @@ impl<'a> Resolver<'a> {
                 self.candidates.extend(factories);
             }
         }
+        // A function that registers its parameter on a server, with no resolved use: whatever
+        // it registers was not seen.
+        let mut unused: Vec<((usize, FuncId), Span)> = self
+            .wrappers
+            .iter()
+            .filter(|(k, _)| !self.used_wrappers.contains(k))
+            .map(|(k, w)| (*k, w.span))
+            .collect();
+        unused.sort_by_key(|((m, f), _)| (*m, *f));
+        let marked = std::mem::take(&mut self.marked);
+        for (m, f, span, deco) in marked {
+            if self.mixin_registered.contains(&(m, f)) {
+                continue;
+            }
+            let name = self.mods[m].functions[f].qualname.clone();
+            self.gap(
+                m,
+                span,
+                format!(
+                    "`{name}` is marked for registration by the mixin decorator `@{deco}`, but no registration of its class on a resolved MCP server was found"
+                ),
+            );
+        }
+        for ((m, f), span) in unused {
+            let name = self.mods[m].functions[f].qualname.clone();
+            self.out.registration_sites += 1;
+            self.gap(
+                m,
+                span,
+                format!(
+                    "`{name}` registers its parameter on an MCP server, but no call or decorator use of it could be resolved"
+                ),
+            );
+        }
     }
 
     /// Names assigned from `x.tool` / `x.tool(...)` anywhere (aliases of registration methods).
@@ -1354,6 +1402,24 @@ impl<'a> Resolver<'a> {
             subst: &[],
         };
         for d in &func.decorators {
+            if self.mixin_marker(d, env).is_some() {
+                self.out.registration_sites += 1;
+                self.marked.push((m, f, d.span, text_of(d)));
+                continue;
+            }
+            if let Some(what) = self.unmodelled_framework_decorator(d, env) {
+                self.out.registration_sites += 1;
+                self.gap(
+                    m,
+                    d.span,
+                    format!(
+                        "`@{}` on `{}` is a registration decorator from the MCP framework (`{what}`) that the analyzer does not model",
+                        text_of(d),
+                        func.name
+                    ),
+                );
+                continue;
+            }
             let v = self.eval(d, env, 0);
             match v {
                 Some(Val::Decorator {
@@ -1396,6 +1462,7 @@ impl<'a> Resolver<'a> {
                     let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                         continue;
                     };
+                    self.used_wrappers.insert((wm, wf));
                     self.out.registration_sites += 1;
                     self.wrapper_entry(&w, m, f, d.span, &[]);
                 }
@@ -1424,6 +1491,219 @@ impl<'a> Resolver<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// A mixin marker decorator (`@mcp_tool(name="x")`): what it registers and its arguments.
+    fn mixin_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
+        let mx = self.fw.mixin.as_ref()?;
+        let (head, args) = match &d.kind {
+            ExprKind::Call { callee, args } => (callee.as_ref(), args.clone()),
+            _ => (d, Vec::new()),
+        };
+        if !matches!(head.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+            return None;
+        }
+        let Some(Val::Module(path)) = self.eval(head, env, 0) else {
+            return None;
+        };
+        let root = path.split('.').next().unwrap_or(&path);
+        if self.module_idx(&path).is_some() || !mx.packages.iter().any(|p| p == root) {
+            return None;
+        }
+        let last = path.rsplit('.').next().unwrap_or(&path);
+        let kind = mx.markers.iter().find(|(n, _)| n == last)?.1;
+        Some((kind, args))
+    }
+
+    /// `obj.register_all(server, prefix=...)` on an instance of a tree class whose methods
+    /// carry mixin markers: each marked method is registered on the server.
+    fn mixin_register(&mut self, value: &Expr, args: &[Arg], env: Env) -> bool {
+        let Some(mx) = self.fw.mixin.as_ref() else {
+            return false;
+        };
+        let Some(Val::Instance(cm, class, _)) = self.eval_in_scope(value, env) else {
+            return false;
+        };
+        let server_arg = args
+            .iter()
+            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+            .or_else(|| {
+                args.iter()
+                    .find(|a| a.name.as_deref() == Some("mcp_server"))
+            });
+        let Some(server_arg) = server_arg else {
+            return false;
+        };
+        let server = match self.eval_in_scope(&server_arg.value, env) {
+            Some(Val::Server(..)) => text_of(&server_arg.value),
+            Some(Val::Instance(sm, sc, _)) if self.class_style(sm, &sc, 0).is_some() => {
+                text_of(&server_arg.value)
+            }
+            _ => return false,
+        };
+        let kw = |k: &str| args.iter().find(|a| a.name.as_deref() == Some(k));
+        let prefix = kw(&mx.prefix_keyword).and_then(|a| self.fold_str(&a.value, env, 0));
+        let separator = kw(&mx.separator_keyword)
+            .and_then(|a| self.fold_str(&a.value, env, 0))
+            .unwrap_or_else(|| mx.default_separator.clone());
+        let mods = self.mods;
+        let methods: Vec<FuncId> = (0..mods[cm].functions.len())
+            .filter(|&f| mods[cm].functions[f].class.as_deref() == Some(class.as_str()))
+            .collect();
+        for f in methods {
+            let func = &mods[cm].functions[f];
+            let denv = Env {
+                m: cm,
+                f: func.parent.unwrap_or(Module::TOP_LEVEL),
+                subst: &[],
+            };
+            for d in &func.decorators {
+                let Some((kind, margs)) = self.mixin_marker(d, denv) else {
+                    continue;
+                };
+                self.mixin_registered.insert((cm, f));
+                let consts = self.constants_with_imports(cm);
+                let base = margs
+                    .iter()
+                    .find(|a| a.name.as_deref() == Some("name"))
+                    .and_then(|a| super::entry::const_str(&a.value, &consts))
+                    .unwrap_or_else(|| func.name.clone());
+                let full = match &prefix {
+                    Some(p) => format!("{p}{separator}{base}"),
+                    None => base,
+                };
+                let mut reg: Vec<Arg> = margs
+                    .iter()
+                    .filter(|a| a.name.is_some() && a.name.as_deref() != Some("name"))
+                    .cloned()
+                    .collect();
+                reg.push(Arg {
+                    name: Some("name".to_string()),
+                    value: Expr::new(ExprKind::Str(full), d.span),
+                    spread: false,
+                    spread_keywords: false,
+                });
+                self.add_entry(kind, None, &reg, cm, cm, f, d.span, &server, &[]);
+            }
+        }
+        true
+    }
+
+    /// An expression evaluated where it stands, a local name through its assignment with the
+    /// loop substitutions kept (`m = cls()` inside `for cls in (A, B)`).
+    fn eval_in_scope(&self, e: &Expr, env: Env) -> Option<Val> {
+        if let ExprKind::Name(n) = &e.kind
+            && !env.subst.iter().any(|s| &s.name == n)
+            && let Some((x, bm, bf)) = self.binding_where(e, env, &|_| true, 0)
+            && bm == env.m
+            && bf == env.f
+        {
+            return self.eval(x, env, 0);
+        }
+        self.eval(e, env, 0)
+    }
+
+    /// A string folded from constants, f-strings, class `__name__`s and the pure string methods
+    /// names are usually built with.
+    fn fold_str(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some(c) = self.const_of(e, env, 0) {
+            return Some(c);
+        }
+        match &e.kind {
+            ExprKind::FormatStr(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        mcp_scan_ir::StrPart::Lit(l) => out.push_str(l),
+                        mcp_scan_ir::StrPart::Expr(x) => {
+                            out.push_str(&self.fold_str(x, env, depth + 1)?)
+                        }
+                    }
+                }
+                Some(out)
+            }
+            ExprKind::Name(n) => {
+                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                    let inner = Env {
+                        m: s.module,
+                        f: s.func,
+                        subst: &[],
+                    };
+                    return self.fold_str(&s.value.clone(), inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let inner = Env {
+                    m: bm,
+                    f: bf,
+                    subst: if bm == env.m && bf == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    },
+                };
+                self.fold_str(x, inner, depth + 1)
+            }
+            ExprKind::Attribute { value, attr } if attr == "__name__" => {
+                match self.eval(value, env, 0)? {
+                    Val::Class(_, c) => Some(c.rsplit('.').next().unwrap_or(&c).to_string()),
+                    Val::Func(fm, ff) => self.func(fm, ff).map(|f| f.name.clone()),
+                    _ => None,
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                let ExprKind::Attribute { value, attr } = &callee.kind else {
+                    return None;
+                };
+                let base = self.fold_str(value, env, depth + 1)?;
+                let arg = |i: usize| {
+                    args.get(i)
+                        .filter(|a| a.name.is_none())
+                        .and_then(|a| self.fold_str(&a.value, env, depth + 1))
+                };
+                match (attr.as_str(), args.len()) {
+                    ("lower", 0) => Some(base.to_lowercase()),
+                    ("upper", 0) => Some(base.to_uppercase()),
+                    ("strip", 0) => Some(base.trim().to_string()),
+                    ("replace", 2) => Some(base.replace(&arg(0)?, &arg(1)?)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A decorator imported from a framework package whose name says it registers something
+    /// (`fastmcp.contrib.mcp_mixin.mcp_tool`) but that is not a server method the resolver
+    /// models: the path of the framework module, else `None`.
+    fn unmodelled_framework_decorator(&self, d: &Expr, env: Env) -> Option<String> {
+        let head = match &d.kind {
+            ExprKind::Call { callee, .. } => callee.as_ref(),
+            _ => d,
+        };
+        if !matches!(head.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
+            return None;
+        }
+        let Some(Val::Module(path)) = self.eval(head, env, 0) else {
+            return None;
+        };
+        if self.module_idx(&path).is_some() || !self.fw.is_framework_module(&path) {
+            return None;
+        }
+        let last = path
+            .rsplit('.')
+            .next()
+            .unwrap_or(&path)
+            .to_ascii_lowercase();
+        let registers = last.split('_').any(|w| {
+            self.fw
+                .registrations
+                .iter()
+                .any(|r| r.method == w && !r.imperative)
+        });
+        registers.then_some(path)
     }
 
     /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
@@ -1457,6 +1737,18 @@ impl<'a> Resolver<'a> {
         {
             if pass == Pass::Sites {
                 self.mount(value, args, env);
+            }
+            return;
+        }
+        if let ExprKind::Attribute { value, attr } = &callee.kind
+            && self
+                .fw
+                .mixin
+                .as_ref()
+                .is_some_and(|mx| mx.register_methods.contains(attr))
+        {
+            if pass == Pass::Sites {
+                self.mixin_register(value, args, env);
             }
             return;
         }
@@ -1498,6 +1790,7 @@ impl<'a> Resolver<'a> {
                 let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                     return;
                 };
+                self.used_wrappers.insert((wm, wf));
                 let arg = args
                     .iter()
                     .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
@@ -1539,7 +1832,23 @@ impl<'a> Resolver<'a> {
                 return;
             }
             None if pass == Pass::Sites && self.framework_aware[env.m] => {
-                if let ExprKind::Attribute { value, attr } = &callee.kind
+                // `x.tool(...)(fn)`: the decorator applied directly.
+                if let ExprKind::Call { callee: inner, .. } = &callee.kind
+                    && let ExprKind::Attribute { value, attr } = &inner.kind
+                    && self.fw.registration(attr).is_some_and(|r| !r.imperative)
+                    && self.eval(value, env, 0).is_none()
+                {
+                    self.out.registration_sites += 1;
+                    self.gap(
+                        env.m,
+                        call.span,
+                        format!(
+                            "`{}.{attr}(...)(...)`: `{}` could not be resolved to an MCP server",
+                            text_of(value),
+                            text_of(value)
+                        ),
+                    );
+                } else if let ExprKind::Attribute { value, attr } = &callee.kind
                     && let Some(reg) = self.fw.registration(attr)
                     && reg.imperative
                     && self.eval(value, env, 0).is_none()
@@ -1589,6 +1898,7 @@ impl<'a> Resolver<'a> {
                     args: reg_args,
                     module: reg_module,
                     server,
+                    span: call.span,
                 });
             }
             _ if pass == Pass::Wrappers => {}
@@ -1881,6 +2191,21 @@ impl<'a> Resolver<'a> {
                         None => break,
                     }
                 }
+                // `from .tools import HANDLERS`: the mapping where the module binds it.
+                let md = &self.mods[env.m];
+                if let Some(imp) = md.imports.iter().rev().find(|i| &i.local == n)
+                    && let Some(sym) = imp.symbol.as_deref().filter(|s| *s != "*")
+                    && let Some(mi) = self.module_idx(&imp.module)
+                    && mi != env.m
+                {
+                    let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
+                    let inner = Env {
+                        m: mi,
+                        f: Module::TOP_LEVEL,
+                        subst: &[],
+                    };
+                    self.mapping_of(&name, inner, depth + 1, out);
+                }
             }
             ExprKind::Dict(items) => {
                 for (k, v) in items {
@@ -1996,6 +2321,24 @@ impl<'a> Resolver<'a> {
                 }
             }
             ExprKind::Call { callee, args } => {
+                // `mcp.tool()(guard(fn))` with `fn` a parameter: the parameter is registered,
+                // wrapped; the function is a registration wrapper.
+                // A handler factory fed data (`make_handler(name)`) is not: its result is
+                // followed below.
+                if let Some(p) = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                    .enumerate()
+                    .find_map(|(i, a)| match &a.value.kind {
+                        ExprKind::Name(_) => match self.handler(&a.value, env, depth + 1) {
+                            p @ Handler::Param(..) if self.wraps_param(callee, i, env) => Some(p),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                {
+                    return p;
+                }
                 let last = last_segment(callee);
                 if matches!(last, Some("from_function" | "partial" | "wraps"))
                     && let Some(first) = args.first().filter(|a| a.name.is_none())
@@ -2029,6 +2372,51 @@ impl<'a> Resolver<'a> {
             Some(Val::External) => Handler::Opaque,
             _ => Handler::Unresolved(text_of(e)),
         }
+    }
+
+    /// Whether a call's `i`-th positional parameter is a function it wraps: the callee (or a
+    /// function nested in it) calls the parameter or hands it to `wraps`. A callee outside the
+    /// tree applied to a function parameter is taken to wrap it.
+    fn wraps_param(&self, callee: &Expr, i: usize, env: Env) -> bool {
+        let Some(Val::Func(cm, cf)) = self.eval(callee, env, 0) else {
+            return true;
+        };
+        let Some(func) = self.func(cm, cf) else {
+            return true;
+        };
+        let offset =
+            usize::from(func.class.is_some() && !matches!(&callee.kind, ExprKind::Name(_)));
+        let Some(pname) = func.params.get(i + offset).map(|p| p.name.clone()) else {
+            return false;
+        };
+        let prefix = format!("{}.", func.qualname);
+        let mods = self.mods;
+        let md = &mods[cm];
+        md.functions.iter().enumerate().any(|(gi, g)| {
+            if gi != cf && !g.qualname.starts_with(&prefix) {
+                return false;
+            }
+            let exprs = g.decorators.iter().collect::<Vec<_>>();
+            let mut calls = Vec::new();
+            for d in exprs {
+                each_call(d, &mut calls);
+            }
+            walk_stmts(&g.body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    each_call(e, &mut calls);
+                }
+            });
+            calls.iter().any(|c| {
+                let ExprKind::Call { callee, args } = &c.kind else {
+                    return false;
+                };
+                matches!(&callee.kind, ExprKind::Name(n) if *n == pname)
+                    || (last_segment(callee) == Some("wraps")
+                        && args.first().is_some_and(
+                            |a| matches!(&a.value.kind, ExprKind::Name(n) if *n == pname),
+                        ))
+            })
+        })
     }
 
     fn def_span(&self, m: usize, f: FuncId) -> Span {
