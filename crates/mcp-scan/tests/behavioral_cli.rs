@@ -644,6 +644,7 @@ fn poisoned_docstring_is_reported_by_the_description_rules_at_its_source_line() 
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "description"))
     );
+}
 
 /// A server whose tools sit in a mixin class decorated with a framework decorator the analyzer
 /// does not model, beside one tool it does see.
