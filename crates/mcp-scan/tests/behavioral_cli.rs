@@ -69,16 +69,21 @@ fn expected(fixture: &str) -> Vec<(String, String, String)> {
     out
 }
 
-#[test]
-fn every_fixture_reports_exactly_its_expected_findings_and_exit_code() {
-    let dir = repo().join("fixtures/python");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("fixtures/python")
+/// Sorted names of the fixture folders under `folder` that hold `marker`.
+fn fixture_dirs(folder: &str, marker: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo().join(folder))
+        .unwrap_or_else(|e| panic!("{folder}: {e}"))
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("server.py").is_file())
+        .filter(|e| e.path().join(marker).is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    names
+}
+
+#[test]
+fn every_fixture_reports_exactly_its_expected_findings_and_exit_code() {
+    let names = fixture_dirs("fixtures/python", "server.py");
     assert!(names.len() >= 8, "fixtures: {names:?}");
     for name in names {
         let (report, code) = raw(&format!("fixtures/python/{name}"));
@@ -239,14 +244,7 @@ fn gaps(report: &Value) -> Vec<(String, String, Option<u64>)> {
 
 #[test]
 fn coverage_fixtures_report_their_expected_tools_gaps_findings_and_exit_code() {
-    let dir = repo().join("fixtures/coverage");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("fixtures/coverage")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("expected.toml").is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = fixture_dirs("fixtures/coverage", "expected.toml");
     assert!(names.len() >= 7, "fixtures: {names:?}");
     for name in names {
         let path = format!("fixtures/coverage/{name}");
