@@ -789,30 +789,8 @@ impl Frame<'_, '_, '_> {
                     }
                     let resolved = self.eval(vars, callee);
                     // A helper that checks its argument (`if not allowed(url): raise`).
-                    for r in &resolved.refs {
-                        let (mi, fi, shift) = match r {
-                            Ref::Func(mi, fi) => (*mi, *fi, 0),
-                            Ref::Bound(mi, fi) => (*mi, *fi, 1),
-                            _ => continue,
-                        };
-                        let hg = self.an.helper_guards(mi, fi);
-                        for (pi, kinds) in hg.iter() {
-                            let Some(ai) = pi.checked_sub(shift) else {
-                                continue;
-                            };
-                            let params = &self.an.prog.modules[mi].functions[fi].params;
-                            let pname = params.get(*pi).map(|p| p.name.clone());
-                            let arg = args
-                                .iter()
-                                .filter(|a| a.name.is_none() && !a.spread)
-                                .nth(ai)
-                                .or_else(|| args.iter().find(|a| a.name == pname));
-                            if let Some(a) = arg {
-                                for root in all_root_vars(&a.value) {
-                                    self.sanitize_var(vars, &root, kinds);
-                                }
-                            }
-                        }
+                    for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
+                        self.sanitize_var(vars, &root, &kinds);
                     }
                     for g in &models.guards {
                         if let Some(c) = &g.callee
@@ -859,7 +837,23 @@ impl Frame<'_, '_, '_> {
         };
         let resolved = self.eval(vars, callee);
         let mut verdict = Val::default();
-        for r in &resolved.refs {
+        for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
+            verdict.set_field(&root, Val::konst(kinds.join(",")));
+        }
+        if !verdict.fields.is_empty() {
+            vars.insert(key, verdict);
+        }
+    }
+
+    /// The variables a call of a checking helper passes as the parameters it checks, each with
+    /// the kinds it guards against.
+    fn helper_checked_roots(
+        &mut self,
+        refs: &BTreeSet<Ref>,
+        args: &[Arg],
+    ) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for r in refs {
             let (mi, fi, shift) = match r {
                 Ref::Func(mi, fi) => (*mi, *fi, 0),
                 Ref::Bound(mi, fi) => (*mi, *fi, 1),
@@ -870,10 +864,8 @@ impl Frame<'_, '_, '_> {
                 let Some(ai) = pi.checked_sub(shift) else {
                     continue;
                 };
-                let pname = self.an.prog.modules[mi].functions[fi]
-                    .params
-                    .get(*pi)
-                    .map(|p| p.name.clone());
+                let params = &self.an.prog.modules[mi].functions[fi].params;
+                let pname = params.get(*pi).map(|p| p.name.clone());
                 let arg = args
                     .iter()
                     .filter(|a| a.name.is_none() && !a.spread)
@@ -881,14 +873,12 @@ impl Frame<'_, '_, '_> {
                     .or_else(|| args.iter().find(|a| a.name == pname));
                 if let Some(a) = arg {
                     for root in all_root_vars(&a.value) {
-                        verdict.set_field(&root, Val::konst(kinds.join(",")));
+                        out.push((root, kinds.clone()));
                     }
                 }
             }
         }
-        if !verdict.fields.is_empty() {
-            vars.insert(key, verdict);
-        }
+        out
     }
 
     fn sanitize_var(&mut self, vars: &mut Vars, name: &str, kinds: &[String]) {

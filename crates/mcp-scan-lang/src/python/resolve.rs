@@ -92,6 +92,19 @@ struct Env<'s> {
     subst: &'s [Subst],
 }
 
+impl<'s> Env<'s> {
+    /// The argument a call bound to parameter `name`, and the environment it is read in.
+    fn bound(&self, name: &str) -> Option<(&'s Expr, Env<'s>)> {
+        let s = self.subst.iter().rev().find(|s| s.name == name)?;
+        let inner = Env {
+            m: s.module,
+            f: s.func,
+            subst: &[],
+        };
+        Some((&s.value, inner))
+    }
+}
+
 /// A function that registers one of its parameters (`def register(fn): mcp.tool()(fn)`).
 #[derive(Clone)]
 struct Wrapper {
@@ -744,13 +757,8 @@ impl<'a> Resolver<'a> {
         }
         match &e.kind {
             ExprKind::Name(n) => {
-                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
-                    let inner = Env {
-                        m: s.module,
-                        f: s.func,
-                        subst: &[],
-                    };
-                    return self.eval(&s.value, inner, depth + 1);
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.eval(v, inner, depth + 1);
                 }
                 self.lookup(env.m, env.f, n, depth + 1)
             }
@@ -1626,13 +1634,8 @@ impl<'a> Resolver<'a> {
                 Some(out)
             }
             ExprKind::Name(n) => {
-                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
-                    let inner = Env {
-                        m: s.module,
-                        f: s.func,
-                        subst: &[],
-                    };
-                    return self.fold_str(&s.value.clone(), inner, depth + 1);
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.fold_str(v, inner, depth + 1);
                 }
                 let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
                 let inner = Env {
@@ -2032,14 +2035,9 @@ impl<'a> Resolver<'a> {
             return None;
         }
         if let ExprKind::Name(n) = &e.kind
-            && let Some(s) = env.subst.iter().rev().find(|s| &s.name == n)
+            && let Some((v, inner)) = env.bound(n)
         {
-            let inner = Env {
-                m: s.module,
-                f: s.func,
-                subst: &[],
-            };
-            return self.const_of(&s.value, inner, depth + 1);
+            return self.const_of(v, inner, depth + 1);
         }
         if let Some(v) = e.as_str() {
             return Some(v.to_string());
@@ -2158,14 +2156,8 @@ impl<'a> Resolver<'a> {
         }
         match &e.kind {
             ExprKind::Name(n) => {
-                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
-                    let inner = Env {
-                        m: s.module,
-                        f: s.func,
-                        subst: &[],
-                    };
-                    let v = s.value.clone();
-                    return self.mapping_of(&v, inner, depth + 1, out);
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.mapping_of(v, inner, depth + 1, out);
                 }
                 let mut f = env.f;
                 loop {
@@ -2290,13 +2282,8 @@ impl<'a> Resolver<'a> {
         }
         match &e.kind {
             ExprKind::Name(n) => {
-                if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
-                    let inner = Env {
-                        m: s.module,
-                        f: s.func,
-                        subst: &[],
-                    };
-                    return self.handler(&s.value.clone(), inner, depth + 1);
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.handler(v, inner, depth + 1);
                 }
                 // `p = Prompt.from_function(fn, name=...)` then `mcp.add_prompt(p)`.
                 let wraps = |x: &Expr| {
