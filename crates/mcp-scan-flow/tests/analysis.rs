@@ -5,7 +5,10 @@
 use mcp_scan_core::ToolBehavior;
 use mcp_scan_flow::{Input, ToolResult, analyze};
 use mcp_scan_lang::{DiscoverOptions, scan_tree};
+
+mod support;
 use std::collections::BTreeMap;
+use support::{details, flows_to};
 
 const HEADER: &str = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(\"t\")\n\n";
 
@@ -44,21 +47,6 @@ fn tool<'a>(rs: &'a [ToolResult], name: &str) -> &'a ToolBehavior {
             )
         })
         .behavior
-}
-
-fn flows_to(b: &ToolBehavior, source: &str, kind: &str) -> usize {
-    b.flows
-        .iter()
-        .filter(|f| f.source == source && f.sink_kind == kind && !f.sanitized)
-        .count()
-}
-
-fn details(b: &ToolBehavior, kind: &str) -> Vec<String> {
-    b.capabilities
-        .iter()
-        .filter(|c| c.kind == kind)
-        .map(|c| c.detail.clone().unwrap_or_default())
-        .collect()
 }
 
 #[test]

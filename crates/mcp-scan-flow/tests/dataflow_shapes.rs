@@ -7,6 +7,9 @@ use mcp_scan_core::ToolBehavior;
 use mcp_scan_flow::{Input, ToolResult, analyze};
 use mcp_scan_lang::{DiscoverOptions, scan_tree};
 
+mod support;
+use support::{details, flows_to};
+
 const HEADER: &str = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(\"t\")\n\n";
 
 fn server(body: &str) -> Vec<ToolResult> {
@@ -30,21 +33,6 @@ fn result<'a>(rs: &'a [ToolResult], name: &str) -> &'a ToolResult {
 
 fn tool<'a>(rs: &'a [ToolResult], name: &str) -> &'a ToolBehavior {
     &result(rs, name).behavior
-}
-
-fn flows_to(b: &ToolBehavior, source: &str, kind: &str) -> usize {
-    b.flows
-        .iter()
-        .filter(|f| f.source == source && f.sink_kind == kind && !f.sanitized)
-        .count()
-}
-
-fn details(b: &ToolBehavior, kind: &str) -> Vec<String> {
-    b.capabilities
-        .iter()
-        .filter(|c| c.kind == kind)
-        .map(|c| c.detail.clone().unwrap_or_default())
-        .collect()
 }
 
 fn rules_fired(rs: &[ToolResult], name: &str) -> Vec<String> {
