@@ -95,7 +95,8 @@ impl<'r> DescriptionAnalyzer<'r> {
             }
         }
         for (path, t) in &views {
-            let view = Field::new(path.clone(), FieldClass::Text, t);
+            // A reading stays the kind of text it was read from (an answer stays an answer).
+            let view = Field::new(path.clone(), field.class, t);
             let mut derived = Vec::new();
             self.scan_text(&view, siblings, &mut derived);
             // A reading only adds what the raw text did not already show.

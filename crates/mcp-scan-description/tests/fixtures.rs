@@ -2,8 +2,9 @@
 //! the benchmark's detection threshold) and a benign look-alike that must not.
 
 use mcp_scan_core::{Analyzer, EntityReport, Severity};
+use mcp_scan_core::{EntityKind, Finding, ToolRef};
 use mcp_scan_description::DescriptionAnalyzer;
-use mcp_scan_rules::description::DescriptionRules;
+use mcp_scan_rules::description::{DescriptionRules, FieldClass};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +12,60 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// Rules that read tool answers have a JSON array of answers as fixtures; each answer becomes one
+/// entity whose findings are the rule hits at their severity.
+fn scan_answers(rel: &str) -> Vec<EntityReport> {
+    let text = std::fs::read_to_string(repo().join(rel)).expect("fixture readable");
+    let answers: Vec<String> = serde_json::from_str(&text).expect("a JSON array of answers");
+    let analyzer = DescriptionAnalyzer::builtin().expect("built-in rules");
+    let rules = analyzer.rules();
+    answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let target = ToolRef::new("fixture", EntityKind::Tool, format!("answer[{i}]"));
+            let mut e = EntityReport::new(target.clone(), None);
+            e.analyzers.push(mcp_scan_core::AnalyzerStatus::complete(
+                Analyzer::Description,
+            ));
+            let field =
+                mcp_scan_description::Field::new("response".into(), FieldClass::Response, a);
+            for h in analyzer.scan_fields(&[field], &Default::default()) {
+                let r = &rules.rules[h.rule];
+                e.findings.push(
+                    Finding::builder(
+                        r.meta.id.clone(),
+                        Analyzer::Description,
+                        r.meta.taxonomy,
+                        target.clone(),
+                    )
+                    .severity(h.severity)
+                    .title(r.title.clone())
+                    .observation(format!("{}: {}", h.cues.join("; "), h.excerpt))
+                    .build(),
+                );
+            }
+            e
+        })
+        .collect()
+}
+
+fn reads_answers(rel: &str) -> bool {
+    DescriptionRules::builtin()
+        .expect("built-in rules")
+        .rules
+        .iter()
+        .any(|r| {
+            r.applies_to(FieldClass::Response) && (r.fixture_fire == rel || r.fixture_benign == rel)
+        })
+}
+
 fn scan(rel: &str) -> Vec<EntityReport> {
     let path = repo().join(rel);
     assert!(path.is_file(), "fixture {rel} is missing");
+    if reads_answers(rel) {
+        return scan_answers(rel);
+    }
     let out = mcp_scan_manifest::load(&path.to_string_lossy());
     assert!(out.errors.is_empty(), "{rel}: {:?}", out.errors);
     let analyzer = DescriptionAnalyzer::builtin().expect("built-in rules");
@@ -25,6 +77,23 @@ fn every_rule_fires_on_its_fixture_at_medium_or_above() {
     let rules = DescriptionRules::builtin().expect("built-in rules");
     for rule in &rules.rules {
         let entities = scan(&rule.fixture_fire);
+        if rule.applies_to(FieldClass::Response) {
+            for e in &entities {
+                let best = e
+                    .findings
+                    .iter()
+                    .filter(|f| f.rule_id == rule.meta.id)
+                    .map(|f| f.severity)
+                    .max();
+                assert!(
+                    best.is_some_and(|s| s >= Severity::Medium),
+                    "{} must fire at MEDIUM+ on every answer of {}: {} got {best:?}",
+                    rule.meta.id,
+                    rule.fixture_fire,
+                    e.target
+                );
+            }
+        }
         let best = entities
             .iter()
             .flat_map(|e| &e.findings)

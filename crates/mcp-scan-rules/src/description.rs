@@ -73,6 +73,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "rules/description/D014-context-harvesting.toml",
         include_str!("../../../rules/description/D014-context-harvesting.toml"),
     ),
+    (
+        "rules/description/D020-response-injection.toml",
+        include_str!("../../../rules/description/D020-response-injection.toml"),
+    ),
 ];
 
 /// Which texts of an entity a rule reads.
@@ -84,6 +88,9 @@ pub enum FieldClass {
     /// Prose: descriptions, titles, server instructions, every string value in `inputSchema`
     /// (property descriptions, defaults, enum values, examples), prompt argument descriptions.
     Text,
+    /// What a tool or resource returned when called (`mcp-scan dynamic`): data the model reads,
+    /// where naming files or tools is ordinary, so only rules written for answers read it.
+    Response,
 }
 
 /// The span of text a rule's cues must share.
