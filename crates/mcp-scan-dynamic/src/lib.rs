@@ -14,6 +14,7 @@ pub mod sandbox;
 pub mod sinks;
 pub mod sse;
 pub mod trace;
+pub mod witness;
 
 use mcp_scan_core::{
     Analyzer, AnalyzerStatus, Diagnostic, DiagnosticLevel, EntityKind, EntityReport, Report,
@@ -389,6 +390,12 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
             message: sinks::IPV6_UNAVAILABLE.into(),
         });
     }
+    let analyzer = description_analyzer()?;
+    witness::merge(
+        &mut report,
+        witness::listing_reports(&analyzer, &server, &ex),
+        witness::answer_findings(&analyzer, &server, &ex),
+    );
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &evs, &captures, &raw_trace, &stderr)?;
     }
@@ -399,6 +406,12 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         exercise: ex,
         stderr,
     })
+}
+
+fn description_analyzer() -> Result<mcp_scan_description::DescriptionAnalyzer<'static>, DynamicError>
+{
+    mcp_scan_description::DescriptionAnalyzer::builtin()
+        .map_err(|e| DynamicError::Other(format!("built-in description rules do not load: {e}")))
 }
 
 /// Every analysis that completed (or whose reason `also` accepts) becomes INCOMPLETE with `why`,
@@ -567,6 +580,12 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
     mark_incomplete(&mut report, MANIFEST_ONLY, |reason| {
         reason == "run untraced" || reason.starts_with("not exercised")
     });
+    let analyzer = description_analyzer()?;
+    witness::merge(
+        &mut report,
+        witness::listing_reports(&analyzer, &server, &ex),
+        Vec::new(),
+    );
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &[], &[], &[], "")?;
     }

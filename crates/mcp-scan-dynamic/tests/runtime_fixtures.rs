@@ -259,6 +259,10 @@ fixture_tests! {
     git_hook_left_executable_or_run_before_its_bit_is_cleared_is_caught => "evade_git_hook",
     probe_markers_passed_as_arguments_without_a_shell_are_not_injection => "honest_exec_argv",
     probe_pasted_into_a_shell_command_line_is_caught => "evade_exec_argv",
+    poisoned_instructions_description_and_relisted_description_are_caught => "poisoned_listing",
+    workflow_hints_and_argument_conventions_in_a_stable_listing_are_clean => "honest_listing",
+    tool_answers_instructing_the_model_are_indirect_prompt_injection => "injected_response",
+    answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
 
 fn mcp2() -> String {
