@@ -2,7 +2,7 @@
 //! findings by severity and the items it found something on.
 
 use crate::common::{View, counts_line, entity_name, plural, severity_counts};
-use crate::style::clean;
+use crate::style::clip_text;
 use mcp_scan_core::{AnalyzerState, Finding, ToolStatus};
 use std::fmt::Write as _;
 
@@ -64,7 +64,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
                 let Some(worst) = mine.iter().map(|f| f.severity).max() else {
                     continue;
                 };
-                let titles: Vec<String> = mine.iter().map(|f| clean(&f.title)).collect();
+                let titles: Vec<String> = mine.iter().map(|f| clip_text(&f.title)).collect();
                 let _ = writeln!(
                     out,
                     "    {} {}: {} finding{} ({})",
@@ -86,7 +86,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
                     entity_name(&e.entity.target),
                     st.reason
                         .as_deref()
-                        .map_or_else(|| "no reason given".to_string(), clean)
+                        .map_or_else(|| "no reason given".to_string(), clip_text)
                 );
             }
         }

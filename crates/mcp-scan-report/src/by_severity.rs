@@ -2,7 +2,7 @@
 //! headings, each with its findings.
 
 use crate::common::{View, analyzers_label, entity_name, incomplete_reasons, taxonomy_codes};
-use crate::style::{Verdict, clean};
+use crate::style::{Verdict, clean, clip_text};
 use std::fmt::Write as _;
 
 pub(crate) fn render(v: &View<'_>) -> String {
@@ -39,7 +39,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
                     "    - {} {}: {} [{}; {}; {}]",
                     s.severity(f.severity, f.severity.as_str()),
                     clean(&f.taxonomy.threat),
-                    clean(&f.title),
+                    clip_text(&f.title),
                     clean(&f.rule_id),
                     taxonomy_codes(f),
                     analyzers_label(f)

@@ -3,7 +3,7 @@
 //! and one-line renderings of findings, evidence and diagnostics.
 
 use crate::RenderOptions;
-use crate::style::{Style, Verdict, clean};
+use crate::style::{MAX_NAME_CHARS, Style, Verdict, clean, clip, clip_text};
 use mcp_scan_core::{
     Analyzer, AnalyzerState, Diagnostic, DiagnosticLevel, EntityReport, Evidence, Finding, Report,
     Severity, ToolRef, ToolStatus,
@@ -107,7 +107,7 @@ impl<'a> View<'a> {
     /// `mcp-scan 1.2.3 (manifest): a.json, b.json`
     pub(crate) fn header(&self) -> String {
         let r = self.report;
-        let targets: Vec<String> = r.scan.targets.iter().map(|t| clean(t)).collect();
+        let targets: Vec<String> = r.scan.targets.iter().map(|t| clip_text(t)).collect();
         let targets = if targets.is_empty() {
             String::from("(no targets)")
         } else {
@@ -241,7 +241,7 @@ impl<'a> View<'a> {
     }
 
     pub(crate) fn diagnostic(&self, d: &Diagnostic) -> String {
-        let text = clean(&d.to_string());
+        let text = clip_text(&d.to_string());
         match d.level {
             DiagnosticLevel::Error => self.style.severity(Severity::High, &text),
             DiagnosticLevel::Warning => self.style.status(ToolStatus::Incomplete, &text),
@@ -255,7 +255,12 @@ impl<'a> View<'a> {
 
 /// `notes-server/tool send_note`, with untrusted parts cleaned.
 pub(crate) fn entity_name(t: &ToolRef) -> String {
-    format!("{}/{} {}", clean(&t.server), t.kind, clean(&t.name))
+    format!(
+        "{}/{} {}",
+        clip(&t.server, MAX_NAME_CHARS),
+        t.kind,
+        clip(&t.name, MAX_NAME_CHARS)
+    )
 }
 
 /// Counts per severity in [`Severity::ALL`] order (CRITICAL first).
@@ -293,7 +298,7 @@ pub(crate) fn incomplete_reasons(e: &EntityReport) -> Vec<String> {
         .iter()
         .filter(|a| a.state == AnalyzerState::Incomplete)
         .map(|a| match &a.reason {
-            Some(r) => format!("{}: {}", a.analyzer, clean(r)),
+            Some(r) => format!("{}: {}", a.analyzer, clip_text(r)),
             None => format!("{}: did not complete", a.analyzer),
         })
         .collect();
@@ -340,7 +345,7 @@ pub(crate) fn evidence_line(e: &Evidence) -> String {
         Evidence::Llm { .. } => "llm",
         Evidence::Note { .. } => "note",
     };
-    format!("{kind:<7} {}", clean(&e.summary()))
+    format!("{kind:<7} {}", clip_text(&e.summary()))
 }
 
 pub(crate) fn plural(n: usize) -> &'static str {

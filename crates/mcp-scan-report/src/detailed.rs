@@ -5,7 +5,7 @@ use crate::common::{
     EntityView, View, analyzer_cell, analyzers_label, entity_name, evidence_line,
     incomplete_reasons, plural, taxonomy_line,
 };
-use crate::style::clean;
+use crate::style::{clean, clip_text};
 use mcp_scan_core::{Finding, ToolBehavior, ToolStatus};
 use std::fmt::Write as _;
 
@@ -45,7 +45,7 @@ fn entity(v: &View<'_>, e: &EntityView<'_>, out: &mut String) {
         status
     );
     if let Some(d) = &ent.declared {
-        let _ = writeln!(out, "  Declared: \"{}\"", clean(d));
+        let _ = writeln!(out, "  Declared: \"{}\"", clip_text(d));
     }
 
     // One cell per analyzer that ran on the item: its worst finding, SAFE or INCOMPLETE.
@@ -103,7 +103,7 @@ fn finding(v: &View<'_>, f: &Finding, out: &mut String) {
         out,
         "  - [{}] {}",
         s.severity(f.severity, f.severity.as_str()),
-        s.bold(&clean(&f.title))
+        s.bold(&clip_text(&f.title))
     );
     let _ = writeln!(
         out,
@@ -115,14 +115,14 @@ fn finding(v: &View<'_>, f: &Finding, out: &mut String) {
     let _ = writeln!(out, "      seen by: {}", analyzers_label(f));
     let _ = writeln!(out, "      threat: {}", clean(&f.taxonomy.threat));
     let _ = writeln!(out, "      taxonomy: {}", taxonomy_line(f));
-    let _ = writeln!(out, "      observed: {}", clean(&f.observation));
+    let _ = writeln!(out, "      observed: {}", clip_text(&f.observation));
     if let Some(d) = &f.declared {
-        let _ = writeln!(out, "      declared: \"{}\"", clean(d));
+        let _ = writeln!(out, "      declared: \"{}\"", clip_text(d));
     }
     if let Some(l) = &f.location {
-        let _ = writeln!(out, "      location: {}", clean(&l.to_string()));
+        let _ = writeln!(out, "      location: {}", clip_text(&l.to_string()));
         if let Some(snippet) = &l.snippet {
-            let _ = writeln!(out, "        | {}", clean(snippet));
+            let _ = writeln!(out, "        | {}", clip_text(snippet));
         }
     }
     if !f.evidence.is_empty() {
@@ -192,6 +192,6 @@ fn behavior(b: &ToolBehavior, out: &mut String) {
         );
     }
     for n in &b.notes {
-        let _ = writeln!(out, "    note: {}", clean(n));
+        let _ = writeln!(out, "    note: {}", clip_text(n));
     }
 }

@@ -134,6 +134,31 @@ pub(crate) fn clean(s: &str) -> String {
     out
 }
 
+/// The most characters of one untrusted text (a description, an observation, a piece of
+/// evidence, a diagnostic) a human format prints; `raw` and `sarif` keep every text whole.
+pub(crate) const MAX_TEXT_CHARS: usize = 400;
+/// The most characters of one name (server, tool, resource URI) a human format prints.
+pub(crate) const MAX_NAME_CHARS: usize = 120;
+
+/// [`clean`] on at most `max` characters of `s`; a longer text ends in `…` and says how many
+/// characters were left out, so a megabyte of description cannot bury the report.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    let Some((cut, _)) = s.char_indices().nth(max) else {
+        return clean(s);
+    };
+    let more = s[cut..].chars().count();
+    format!(
+        "{}… ({more} more char{})",
+        clean(&s[..cut]),
+        if more == 1 { "" } else { "s" }
+    )
+}
+
+/// [`clip`] at [`MAX_TEXT_CHARS`].
+pub(crate) fn clip_text(s: &str) -> String {
+    clip(s, MAX_TEXT_CHARS)
+}
+
 fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(u32::from(c),
@@ -198,5 +223,15 @@ mod tests {
         );
         assert_eq!(visible_width(&Style::new(true).bold("abc")), 3);
         assert_eq!(pad(&Style::new(true).bold("ab"), 4), "\x1b[1mab\x1b[0m  ");
+    }
+
+    #[test]
+    fn clip_cuts_on_characters_says_how_many_were_left_out_and_keeps_short_text() {
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(clip("abcd", 3), "abc… (1 more char)");
+        // Multi-byte characters count as one and are never split.
+        assert_eq!(clip("ééééé", 2), "éé… (3 more chars)");
+        // Hidden characters are escaped after the cut, and counted as the one character they are.
+        assert_eq!(clip("a\u{200b}bcd", 2), "a\\u{200b}… (3 more chars)");
     }
 }

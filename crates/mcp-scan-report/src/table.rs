@@ -2,7 +2,7 @@
 //! worst severity and finding count.
 
 use crate::common::{View, analyzer_cell};
-use crate::style::{clean, pad};
+use crate::style::{MAX_NAME_CHARS, clip, pad};
 use std::fmt::Write as _;
 
 pub(crate) fn render(v: &View<'_>) -> String {
@@ -25,9 +25,9 @@ pub(crate) fn render(v: &View<'_>) -> String {
         let t = &e.entity.target;
         let plain = |x: String| (x.clone(), x);
         let mut row = vec![
-            plain(clean(&t.server)),
+            plain(clip(&t.server, MAX_NAME_CHARS)),
             plain(t.kind.to_string()),
-            plain(clean(&t.name)),
+            plain(clip(&t.name, MAX_NAME_CHARS)),
             (e.status.to_string(), s.status(e.status, e.status.as_str())),
         ];
         for a in &analyzers {

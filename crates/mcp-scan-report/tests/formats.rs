@@ -303,3 +303,93 @@ fn an_empty_report_renders_in_every_format() {
         serde_json::from_str(&render(&r, Format::Sarif, &RenderOptions::default())).expect("json");
     assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
 }
+
+/// A description finding on a tool whose name, description, observation, evidence, incomplete
+/// reason and diagnostic are far longer than a screen: 5,000 characters each, with a marker at
+/// the end that only a whole text contains.
+fn long_text_report() -> Report {
+    use mcp_scan_core::taxonomy::by_threat;
+    use mcp_scan_core::{Diagnostic, DiagnosticLevel, EntityReport, Evidence, Finding};
+    let long = |what: &str| format!("{what}: {}END-OF-{what}", "word ".repeat(1000));
+    let mut r = Report::new(ScanInfo {
+        command: "manifest".into(),
+        targets: vec!["tools.json".into()],
+        analyzers: vec![Analyzer::Description],
+    });
+    r.scanner_version = "0.0.0-test".into();
+    let target = ToolRef::tool("calc", format!("add_{}", "x".repeat(300)));
+    let mut e = EntityReport::new(target.clone(), Some(long("description")));
+    e.analyzers.push(AnalyzerStatus::incomplete(
+        Analyzer::Description,
+        long("reason"),
+    ));
+    let tax = by_threat("TOOL POISONING").expect("taxonomy row");
+    e.findings.push(
+        Finding::builder("MCPS-D001", Analyzer::Description, tax, target)
+            .severity(Severity::High)
+            .title("instructions set apart for the model")
+            .observation(long("observation"))
+            .declared(Some(long("description")))
+            .evidence(Evidence::Text {
+                field: "description".into(),
+                excerpt: long("excerpt"),
+                offset: Some(0),
+            })
+            .key("k")
+            .build(),
+    );
+    r.entities.push(e);
+    r.diagnostics.push(Diagnostic {
+        level: DiagnosticLevel::Warning,
+        file: Some("tools.json".into()),
+        line: Some(1),
+        column: None,
+        message: long("diagnostic"),
+    });
+    r.normalize();
+    r
+}
+
+#[test]
+fn human_formats_cut_long_texts_with_a_note_and_raw_keeps_them_whole() {
+    let r = long_text_report();
+    insta::assert_snapshot!(
+        "detailed_long_texts",
+        render(&r, Format::Detailed, &RenderOptions::default())
+    );
+    insta::assert_snapshot!(
+        "summary_long_texts",
+        render(&r, Format::Summary, &RenderOptions::default())
+    );
+    for f in HUMAN {
+        let out = render(&r, f, &RenderOptions::default());
+        assert!(
+            !out.contains("END-OF-"),
+            "{f} printed a whole long text:\n{out}"
+        );
+        assert!(
+            out.lines().all(|l| l.chars().count() < 1200),
+            "{f} has a line longer than the cut allows:\n{out}"
+        );
+        assert!(
+            out.contains("more chars)"),
+            "{f} does not say what it cut:\n{out}"
+        );
+    }
+    let raw: serde_json::Value =
+        serde_json::from_str(&render(&r, Format::Raw, &RenderOptions::default())).expect("json");
+    let text = raw.to_string();
+    for what in [
+        "description",
+        "observation",
+        "excerpt",
+        "reason",
+        "diagnostic",
+    ] {
+        assert!(
+            text.contains(&format!("END-OF-{what}")),
+            "raw lost the end of the {what}"
+        );
+    }
+    assert!(text.contains(&"x".repeat(300)), "raw keeps the whole name");
+}
