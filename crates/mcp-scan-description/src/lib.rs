@@ -95,8 +95,13 @@ impl<'r> DescriptionAnalyzer<'r> {
             }
         }
         for (path, t) in &views {
-            // A reading stays the kind of text it was read from (an answer stays an answer).
-            let view = Field::new(path.clone(), field.class, t);
+            // An identifier read as words is prose; any other reading stays the kind of text
+            // it was read from (a decoded answer is still an answer).
+            let class = match field.class {
+                FieldClass::Name => FieldClass::Text,
+                c => c,
+            };
+            let view = Field::new(path.clone(), class, t);
             let mut derived = Vec::new();
             self.scan_text(&view, siblings, &mut derived);
             // A reading only adds what the raw text did not already show.
