@@ -1,7 +1,7 @@
 //! `--url`: real streamable-HTTP and HTTP+SSE servers on 127.0.0.1, listed but never run or
 //! traced by us; small loopback HTTP stubs for the ways an SSE server can misbehave.
 
-use mcp_scan_core::{ExitKind, FailOn, Report, ToolStatus};
+use mcp_scan_core::{Analyzer, AnalyzerState, ExitKind, FailOn, Report, ToolStatus};
 use mcp_scan_dynamic::{DynamicOutcome, RemoteOptions, RemoteTransport, scan_remote};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -107,11 +107,17 @@ fn assert_listed_manifest_only(outcome: &DynamicOutcome) {
         .find(|e| e.target.name == "add")
         .expect("tool add listed");
     assert_eq!(tool.status(), ToolStatus::Incomplete);
+    let status = |a: Analyzer| tool.analyzers.iter().find(|s| s.analyzer == a);
     assert!(
-        tool.analyzers[0]
-            .reason
-            .as_deref()
+        status(Analyzer::Runtime)
+            .and_then(|s| s.reason.as_deref())
             .is_some_and(|x| x.contains("manifest only")),
+        "{:?}",
+        tool.analyzers
+    );
+    // The listing itself was read: the description rules ran on it.
+    assert!(
+        status(Analyzer::Description).is_some_and(|s| s.state == AnalyzerState::Complete),
         "{:?}",
         tool.analyzers
     );
