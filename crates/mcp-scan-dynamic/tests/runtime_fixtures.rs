@@ -405,6 +405,15 @@ fn sql_probe_under_mcp1_is_judged_the_same() {
     );
 }
 
+/// mcp 1.x wraps answers differently (structured content beside the text): the same injected
+/// answers are reported and the same honest ones are not.
+#[test]
+fn tool_answers_under_mcp1_are_judged_the_same() {
+    let mcp1 = python("MCP_SCAN_TEST_PYTHON_MCP1", ".venv/mcp1/bin/python");
+    run_fixture("injected_response", &mcp1);
+    run_fixture("honest_response", &mcp1);
+}
+
 #[test]
 fn leaky_server_under_mcp1_reports_the_same_leak() {
     run_fixture(
