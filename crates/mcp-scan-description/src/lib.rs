@@ -383,7 +383,7 @@ impl Names<'_, '_> {
                                 && n.ends_with(token)
                                 && n[..n.len() - token.len()].ends_with(['_', '-'])
                         }))
-                    || names().any(|n| text::drifted_name(token, n))
+                    || text::DriftRef::new(token).is_some_and(|r| names().any(|n| r.matches(n)))
             })
     }
 }

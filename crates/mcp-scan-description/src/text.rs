@@ -353,21 +353,49 @@ fn identifier_parts(name: &str) -> Vec<String> {
 /// Whether identifier `reference` reads as an older or variant spelling of tool `name`: same
 /// leading verb, every word of `name` in it (`doc` for `document`, `test` for `tests`), at most
 /// two words more. Descriptions outlive renames; such a reference is to the server's own tool.
-pub fn drifted_name(reference: &str, name: &str) -> bool {
-    if reference.len() < 5
-        || !reference.contains(|c: char| c == '_' || c == '-' || c.is_uppercase())
-    {
-        return false;
+#[cfg(test)]
+fn drifted_name(reference: &str, name: &str) -> bool {
+    DriftRef::new(reference).is_some_and(|r| r.matches(name))
+}
+
+/// A reference split into words once, to be compared with many tool names.
+pub struct DriftRef {
+    words: Vec<String>,
+}
+
+impl DriftRef {
+    /// `None` for tokens that are not multi-word identifiers (plain words never drift).
+    pub fn new(reference: &str) -> Option<Self> {
+        if reference.len() < 5
+            || !reference
+                .chars()
+                .skip(1)
+                .any(|c| c == '_' || c == '-' || c.is_uppercase())
+        {
+            return None;
+        }
+        let words = id_words(reference);
+        (words.len() >= 2).then_some(DriftRef { words })
     }
-    let (r, n) = (id_words(reference), id_words(name));
-    let same = |a: &str, b: &str| {
-        a == b || (a.len().min(b.len()) >= 3 && (a.starts_with(b) || b.starts_with(a)))
-    };
-    n.len() >= 2
-        && r.len() >= 2
-        && r.len() <= n.len() + 2
-        && r[0] == n[0]
-        && n.iter().all(|w| r.iter().any(|x| same(x, w)))
+
+    pub fn matches(&self, name: &str) -> bool {
+        let first = &self.words[0];
+        // Cheap check before splitting the name: it must start with the same word.
+        if !name
+            .get(..first.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(first))
+        {
+            return false;
+        }
+        let n = id_words(name);
+        let same = |a: &str, b: &str| {
+            a == b || (a.len().min(b.len()) >= 3 && (a.starts_with(b) || b.starts_with(a)))
+        };
+        n.len() >= 2
+            && self.words.len() <= n.len() + 2
+            && self.words[0] == n[0]
+            && n.iter().all(|w| self.words.iter().any(|x| same(x, w)))
+    }
 }
 
 /// Names a description defines for itself: parameters it documents (`name (type): …` lines,
@@ -554,6 +582,7 @@ mod tests {
         assert!(!drifted_name("send_email", "send_message"));
         assert!(!drifted_name("getTabs", "listTabs"));
         assert!(!drifted_name("list", "listTabs"));
+        assert!(!drifted_name("listDocs", "lé_docs"));
     }
 
     #[test]
