@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Scores mcp-scan's description rules on attacks.jsonl and benign.jsonl (see run.sh).
 
-    evaluate.py BIN ATTACKS BENIGN [--show-misses] [--show-fp]
+    evaluate.py BIN ATTACKS BENIGN [--unseen UNSEEN] [--show-misses] [--show-fp]
 
 Each attack record's manifest is scanned as its own server (server name = record id); a record
 counts as detected when any finding on it is MEDIUM or above. Benign tools are grouped by server
 and scanned together (siblings matter: a tool naming a sibling is a workflow hint); a tool counts
 as a false alarm when it has a finding at MEDIUM or above.
+
+UNSEEN (unseen.jsonl) is a separate split that no rule was tuned on: poisoned records
+(`"label": "poisoned"`, scored like attacks) and benign tools (`"label": "benign"`, scored like
+BENIGN), both from sources outside the two corpora above, with provenance per record.
 """
 import collections, json, os, subprocess, sys, tempfile
 
@@ -74,6 +78,42 @@ def main():
             print(f"  MISS {r['id']} [{r['split']}] {json.dumps(r['manifest'], ensure_ascii=True)[:300]}")
 
     benign = [json.loads(l) for l in open(benign_path, encoding="utf-8") if l.strip()]
+    score_benign(bin_, benign, "benign corpus", show_fp)
+    if "--unseen" in sys.argv:
+        unseen_path = sys.argv[sys.argv.index("--unseen") + 1]
+        score_unseen(bin_, unseen_path, show_miss, show_fp)
+
+
+def score_unseen(bin_, path, show_miss, show_fp):
+    recs = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
+    poisoned = [r for r in recs if r["label"] == "poisoned"]
+    ms = []
+    for r in poisoned:
+        m = dict(r["manifest"])
+        m["name"] = r["id"]
+        ms.append(m)
+    res = scan(bin_, ms)
+    per = collections.defaultdict(lambda: [0, 0])
+    misses = []
+    for r in poisoned:
+        fs = [f for _, _, fl in res.get(r["id"], []) for f in fl]
+        hit = top(fs) >= RANK["MEDIUM"]
+        for key in (r["class"], "ALL"):
+            per[key][1] += 1
+            per[key][0] += hit
+        if not hit:
+            misses.append(r)
+    print(f"\n== unseen split: {len(poisoned)} poisoned descriptions, recall at MEDIUM+")
+    for cls in sorted(set(per) - {"ALL"}) + ["ALL"]:
+        hit, n = per[cls]
+        print(f"{cls:<12} {hit}/{n} {hit / n:.2f}")
+    if show_miss:
+        for r in misses:
+            print(f"  MISS {r['id']} ({r['source']}) {json.dumps(r['manifest']['tools'][0]['description'], ensure_ascii=True)[:240]}")
+    score_benign(bin_, [r for r in recs if r["label"] == "benign"], "unseen benign", show_fp)
+
+
+def score_benign(bin_, benign, title, show_fp):
     by_server = collections.OrderedDict()
     for r in benign:
         by_server.setdefault(r["server"], []).append(r)
@@ -91,12 +131,13 @@ def main():
             if top(fl) >= RANK["MEDIUM"]:
                 flagged += 1
                 fps.append((server, name, fl))
-    print(f"\n== benign corpus: {n} tools from {len(by_server)} servers")
+    print(f"\n== {title}: {n} tools from {len(by_server)} servers")
     print(f"MEDIUM+ : {flagged} tools ({100 * flagged / max(n, 1):.2f}%)")
     if show_fp:
         for server, name, fl in fps:
             for f in fl:
                 if RANK.get(f["severity"], 0) >= RANK["MEDIUM"]:
                     print(f"  FP {server}/{name} {f['rule_id']} {f['severity']}: {f['observation'][:260]}")
+
 
 main()

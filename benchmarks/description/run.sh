@@ -8,7 +8,9 @@
 #   SHOW=1 benchmarks/description/run.sh              (also list dev misses and benign alarms)
 #
 # Rebuild the corpora with build_attacks.py and collect_benign.py (see their headers). Tune on
-# the dev split only; the held-out split is the honest number.
+# the dev split only; the held-out split is the honest number. unseen.jsonl is a third split
+# from other sources (vulnerable-MCP labs, attack write-ups, PyPI servers not in benign.jsonl),
+# one provenance per record; see benchmarks/description/UNSEEN.md for what was measured when.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,7 +22,8 @@ bin="$target/release/mcp-scan"
 extra=()
 [ -n "${SHOW:-}" ] && extra=(--show-misses --show-fp)
 python3 "$repo/benchmarks/description/evaluate.py" "$bin" \
-  "$repo/benchmarks/description/attacks.jsonl" "$repo/benchmarks/description/benign.jsonl" "${extra[@]}"
+  "$repo/benchmarks/description/attacks.jsonl" "$repo/benchmarks/description/benign.jsonl" \
+  --unseen "$repo/benchmarks/description/unseen.jsonl" "${extra[@]}"
 echo
 if [ -f "$data/mcptox/poisoned_tools_491.jsonl" ]; then
   "$repo/benchmarks/mcptox/run.sh" "$data"

@@ -62,19 +62,31 @@ impl<'r> DescriptionAnalyzer<'r> {
     /// Every rule that fires on these fields of one entity. `siblings` are the names of the
     /// other tools of the same manifest (a reference to one of them is a workflow hint).
     pub fn scan_fields(&self, fields: &[Field<'_>], siblings: &HashSet<&str>) -> Vec<Hit> {
+        self.scan_entity(fields, siblings, None)
+    }
+
+    /// [`Self::scan_fields`] for an entity named `own`: the entity naming itself is not a
+    /// reference to another tool either.
+    fn scan_entity(
+        &self,
+        fields: &[Field<'_>],
+        siblings: &HashSet<&str>,
+        own: Option<&str>,
+    ) -> Vec<Hit> {
+        let names = Names { siblings, own };
         let mut hits = Vec::new();
         for f in fields {
-            self.scan_field(f, siblings, &mut hits);
+            self.scan_field(f, &names, &mut hits);
         }
         hits
     }
 
-    fn scan_field(&self, field: &Field<'_>, siblings: &HashSet<&str>, hits: &mut Vec<Hit>) {
+    fn scan_field(&self, field: &Field<'_>, names: &Names<'_, '_>, hits: &mut Vec<Hit>) {
         if field.text.is_empty() {
             return;
         }
         let first = hits.len();
-        self.scan_text(field, siblings, hits);
+        self.scan_text(field, names, hits);
         // What the model may read that the raw text hides: the text without invisible
         // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
         // Every rule runs again on each reading; the decoded text is the evidence.
@@ -103,7 +115,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             };
             let view = Field::new(path.clone(), class, t);
             let mut derived = Vec::new();
-            self.scan_text(&view, siblings, &mut derived);
+            self.scan_text(&view, names, &mut derived);
             // A reading only adds what the raw text did not already show.
             derived.retain(|d| {
                 !hits[first..]
@@ -114,7 +126,7 @@ impl<'r> DescriptionAnalyzer<'r> {
         }
     }
 
-    fn scan_text(&self, field: &Field<'_>, siblings: &HashSet<&str>, hits: &mut Vec<Hit>) {
+    fn scan_text(&self, field: &Field<'_>, names: &Names<'_, '_>, hits: &mut Vec<Hit>) {
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
@@ -127,8 +139,10 @@ impl<'r> DescriptionAnalyzer<'r> {
                 let p = index[i];
                 let cue = &rule.cues[p.cue];
                 let re = &cue.patterns[p.pattern];
+                let directive = !rule.requires_any.is_empty();
                 occ.extend(re.find_iter(field.text).map(|m| {
-                    let sibling = cue.sibling_weight.is_some() && names_any(m.as_str(), siblings);
+                    let sibling =
+                        cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
                     (ri, p.cue, m.start(), sibling)
                 }));
             }
@@ -163,13 +177,25 @@ impl<'r> DescriptionAnalyzer<'r> {
                 // A tool naming itself is not a reference to a sibling; naming one of its own
                 // parameters is not a reference to another tool either.
                 let own = e.kind == EntityKind::Tool && siblings.remove(e.name);
+                // Names the entity's own text defines (documented parameters, the operations
+                // or actions it lists) are its vocabulary, like its schema's parameters.
+                let declared = e
+                    .fields
+                    .iter()
+                    .filter(|f| f.class == FieldClass::Text)
+                    .flat_map(|f| text::declared_names(f.text));
                 let params: Vec<&str> = e
                     .params
                     .iter()
                     .copied()
+                    .chain(declared)
                     .filter(|p| siblings.insert(p))
                     .collect();
-                let hits = self.scan_fields(&e.fields, &siblings);
+                let hits = self.scan_entity(
+                    &e.fields,
+                    &siblings,
+                    (e.kind == EntityKind::Tool).then_some(e.name),
+                );
                 for p in params {
                     siblings.remove(p);
                 }
@@ -334,22 +360,38 @@ fn score_rule(
     })
 }
 
-/// Whether `text` contains one of `names` as a whole identifier, or as the tail of one after a
-/// server prefix (`list-properties` for `hubspot-list-properties`).
-fn names_any(text: &str, names: &HashSet<&str>) -> bool {
-    !names.is_empty()
-        && text
-            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+/// The names an entity's text may mention without pointing at another tool.
+struct Names<'s, 'n> {
+    /// The other tools of the manifest, and the entity's own parameters and declared names.
+    siblings: &'s HashSet<&'n str>,
+    /// The entity's own name.
+    own: Option<&'s str>,
+}
+
+impl Names<'_, '_> {
+    /// Whether `text` names a sibling (or, for `directive` rules, the entity itself): as a whole
+    /// identifier, as the tail of one after a server prefix (`list-properties` for
+    /// `hubspot-list-properties`), or under a name that drifted from a sibling's (a renamed
+    /// tool still named in an old description: `listDocumentTabs` for `listTabs`).
+    fn known(&self, text: &str, directive: bool) -> bool {
+        let own = self.own.filter(|_| directive);
+        if self.siblings.is_empty() && own.is_none() {
+            return false;
+        }
+        let names = || self.siblings.iter().copied().chain(own);
+        text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
             .map(|t| t.trim_end_matches('.'))
             .any(|token| {
-                names.contains(token)
+                names().any(|n| n == token)
                     || (token.contains(['_', '-'])
-                        && names.iter().any(|n| {
+                        && names().any(|n| {
                             n.len() > token.len()
                                 && n.ends_with(token)
                                 && n[..n.len() - token.len()].ends_with(['_', '-'])
                         }))
+                    || text::DriftRef::new(token).is_some_and(|r| names().any(|n| r.matches(n)))
             })
+    }
 }
 
 /// Convenience for callers that only have a description (the benchmark): scans it as a tool

@@ -318,6 +318,206 @@ pub fn identifier_words(name: &str) -> Option<String> {
     (words.len() >= 3).then(|| words.join(" "))
 }
 
+/// Lower-case words of an identifier: `listDocumentTabs` → list, document, tabs.
+fn id_words(name: &str) -> Vec<String> {
+    identifier_parts(name)
+        .into_iter()
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+fn identifier_parts(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == '.' || c == ' ' {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// Whether identifier `reference` reads as an older or variant spelling of tool `name`: same
+/// leading verb, every word of `name` in it (`doc` for `document`, `test` for `tests`), at most
+/// two words more. Descriptions outlive renames; such a reference is to the server's own tool.
+#[cfg(test)]
+fn drifted_name(reference: &str, name: &str) -> bool {
+    DriftRef::new(reference).is_some_and(|r| r.matches(name))
+}
+
+/// A reference split into words once, to be compared with many tool names.
+pub struct DriftRef {
+    words: Vec<String>,
+}
+
+impl DriftRef {
+    /// `None` for tokens that are not multi-word identifiers (plain words never drift).
+    pub fn new(reference: &str) -> Option<Self> {
+        if reference.len() < 5
+            || !reference
+                .chars()
+                .skip(1)
+                .any(|c| c == '_' || c == '-' || c.is_uppercase())
+        {
+            return None;
+        }
+        let words = id_words(reference);
+        (words.len() >= 2).then_some(DriftRef { words })
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        let first = &self.words[0];
+        // Cheap check before splitting the name: it must start with the same word.
+        if !name
+            .get(..first.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(first))
+        {
+            return false;
+        }
+        let n = id_words(name);
+        let same = |a: &str, b: &str| {
+            a == b || (a.len().min(b.len()) >= 3 && (a.starts_with(b) || b.starts_with(a)))
+        };
+        n.len() >= 2
+            && self.words.len() <= n.len() + 2
+            && self.words[0] == n[0]
+            && n.iter().all(|w| self.words.iter().any(|x| same(x, w)))
+    }
+}
+
+/// Names a description defines for itself: parameters it documents (`name (type): …` lines,
+/// "the `x` parameter"), and operations or actions it lists ("Actions: list, get, getSchema",
+/// `1) get_summary - …`, `"type": "find_replace"`, `operation="x"`).
+pub fn declared_names(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let is_id = |w: &str| {
+        !w.is_empty()
+            && w.len() <= 64
+            && w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    fn strip(w: &str) -> &str {
+        w.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | '*'))
+    }
+    for line in text.lines() {
+        let t = line.trim_start();
+        // A list item or an indented definition: `name (type): …`, `- name: …`, `1) name - …`.
+        let item = t
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start_matches([')', '.', '-', '*', '•', ' ']);
+        let head_len = item
+            .find(|c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '`' | '\'' | '"' | '*'))
+            })
+            .unwrap_or(item.len());
+        let head = strip(&item[..head_len]);
+        let rest = item[head_len..].trim_start();
+        let rest = if rest.starts_with('(') {
+            rest.find(')').map_or("", |i| rest[i + 1..].trim_start())
+        } else {
+            rest
+        };
+        let defines = rest.starts_with(':')
+            || rest.starts_with(" -")
+            || rest.starts_with("- ")
+            || rest.starts_with('–')
+            || rest.starts_with('—');
+        let listed = item.len() < t.len() || line.len() > t.len();
+        if defines && listed && is_id(head) && head.chars().any(|c| c.is_lowercase()) {
+            out.push(head);
+        }
+    }
+    // "Actions: a, b, c" / "Operations: …" up to the end of the sentence.
+    let lower = text.to_ascii_lowercase();
+    for key in [
+        "actions:",
+        "operations:",
+        "action:",
+        "operation:",
+        "modes:",
+        "commands:",
+        "methods:",
+    ] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(key) {
+            let start = from + i + key.len();
+            let end = text[start..]
+                .find(['.', '\n', ';'])
+                .map_or(text.len(), |e| start + e);
+            for w in text[start..end].split([',', '|', '/', ' ']) {
+                let w = strip(w.trim());
+                if is_id(w) {
+                    out.push(w);
+                }
+            }
+            from = end.max(start);
+        }
+    }
+    // `"type": "x"`, `operation="x"`, `action: 'x'`: a value of this tool's own selector.
+    for key in [
+        "type",
+        "operation",
+        "action",
+        "op",
+        "mode",
+        "method",
+        "command",
+    ] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(key) {
+            let at = from + i;
+            from = at + key.len();
+            if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = text[from..]
+                .trim_start_matches(['"', '\'', '`'])
+                .trim_start();
+            let Some(rest) = rest.strip_prefix([':', '=']) else {
+                continue;
+            };
+            let rest = rest.trim_start();
+            if !rest.starts_with(['"', '\'', '`']) {
+                continue;
+            }
+            let v = &rest[1..];
+            let end = v.find(['"', '\'', '`']).unwrap_or(0);
+            if is_id(&v[..end]) {
+                out.push(&v[..end]);
+            }
+        }
+    }
+    // "the `x` parameter", "`x` argument".
+    for kw in ["` parameter", "` argument", "` field", "` option"] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(kw) {
+            let at = from + i;
+            from = at + kw.len();
+            if let Some(open) = text[..at].rfind('`') {
+                let w = &text[open + 1..at];
+                if is_id(w) {
+                    out.push(w);
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +569,43 @@ mod tests {
             Some("ignore previous Instructions")
         );
         assert_eq!(identifier_words("file_path"), None);
+    }
+
+    #[test]
+    fn a_renamed_tool_reads_as_its_new_name_but_another_tool_does_not() {
+        assert!(drifted_name("listDocumentTabs", "listTabs"));
+        assert!(drifted_name("readGoogleDoc", "readDocument"));
+        assert!(drifted_name(
+            "srv-get-test-signature",
+            "srv-get-tests-signatures"
+        ));
+        assert!(!drifted_name("send_email", "send_message"));
+        assert!(!drifted_name("getTabs", "listTabs"));
+        assert!(!drifted_name("list", "listTabs"));
+        assert!(!drifted_name("listDocs", "lé_docs"));
+    }
+
+    #[test]
+    fn names_a_description_defines_are_its_parameters_and_operations() {
+        let t = "Does things. Actions: list, get, getSchema.\n1) get_summary - the summary\n\nArgs:\n    drive_id (str): the drive.\n  {\"type\": \"find_replace\", \"x\": 1}\nSet the `page_size` parameter.\nNote: not a name.";
+        let mut d = declared_names(t);
+        d.sort_unstable();
+        assert_eq!(
+            d,
+            [
+                "drive_id",
+                "find_replace",
+                "get",
+                "getSchema",
+                "get_summary",
+                "list",
+                "page_size"
+            ]
+        );
+        assert_eq!(
+            declared_names("Call send_email with to='x'. Reads: files."),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
