@@ -138,6 +138,9 @@ impl<'r> DescriptionAnalyzer<'r> {
             for i in set.matches(field.text).iter() {
                 let p = index[i];
                 let cue = &rule.cues[p.cue];
+                if cue.not_in_instructions && field.path == "instructions" {
+                    continue;
+                }
                 let re = &cue.patterns[p.pattern];
                 let directive = !rule.requires_any.is_empty();
                 occ.extend(re.find_iter(field.text).map(|m| {

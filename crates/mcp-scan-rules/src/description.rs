@@ -144,6 +144,8 @@ struct RawCue {
     weight: i32,
     #[serde(default)]
     sibling_weight: Option<i32>,
+    #[serde(default)]
+    not_in_instructions: bool,
     patterns: Vec<toml::Spanned<String>>,
 }
 
@@ -164,6 +166,9 @@ pub struct Cue {
     /// Weight instead of `weight` when every match in the window names a tool of the same
     /// manifest: a workflow hint between a server's own tools is not shadowing.
     pub sibling_weight: Option<i32>,
+    /// The cue does not count in a server's `instructions`, which address the model by design
+    /// ("server instructions to the LLM" is their purpose, not a disguise).
+    pub not_in_instructions: bool,
     pub patterns: Vec<Regex>,
 }
 
@@ -328,6 +333,7 @@ fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
             label: raw_cue.label.trim().to_string(),
             weight: raw_cue.weight,
             sibling_weight: raw_cue.sibling_weight,
+            not_in_instructions: raw_cue.not_in_instructions,
             patterns,
         });
     }
