@@ -1328,19 +1328,13 @@ impl Frame<'_, '_, '_> {
                 out
             }
             "|" => {
-                // Flags (`mode | stat.S_ISUID`) read as the names or numbers they combine;
-                // mappings (`base | {"k": v}`) merge their fields.
+                // Flags (`mode | stat.S_ISUID`) read as the names or numbers they combine.
+                // Mappings merged this way (`headers | {...}`) are not followed yet: their
+                // fields would need the credential-to-its-own-service judgement first.
                 let mut out = Val::default();
-                out.absorb_taint(l);
-                out.absorb_taint(r);
-                for side in [l, r] {
-                    for (k, v) in &side.fields {
-                        out.set_field(k, v.clone());
-                    }
-                }
                 let text = |v: &Val| v.konst.clone().or_else(|| self.const_text(v));
                 let (a, b) = (text(l), text(r));
-                if out.fields.is_empty() && (a.is_some() || b.is_some()) {
+                if l.fields.is_empty() && r.fields.is_empty() && (a.is_some() || b.is_some()) {
                     out.konst = Some(format!(
                         "{} | {}",
                         a.unwrap_or_else(|| UNKNOWN.to_string()),

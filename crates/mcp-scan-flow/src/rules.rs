@@ -41,6 +41,8 @@ pub enum Match {
         description_matches: Option<Regex>,
         description_not_matches: Option<Regex>,
         host_declared: bool,
+        /// A file the tool deletes again itself (a temporary script) does not count.
+        unless_removed: bool,
     },
 }
 
@@ -190,6 +192,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 description_matches: re(&m.description_matches)?,
                 description_not_matches: re(&m.description_not_matches)?,
                 host_declared: m.host_declared,
+                unless_removed: m.unless_removed,
             },
             other => {
                 return Err(src.error(
@@ -253,6 +256,8 @@ struct RawMatch {
     description_not_matches: Option<toml::Spanned<String>>,
     #[serde(default)]
     host_declared: bool,
+    #[serde(default)]
+    unless_removed: bool,
 }
 
 #[derive(Deserialize)]
