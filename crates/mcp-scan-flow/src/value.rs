@@ -555,6 +555,47 @@ mod tests {
     }
 
     #[test]
+    fn joining_a_constant_with_its_partly_unknown_extension_keeps_their_common_prefix() {
+        // `url = f"{BASE}/stats"; if q: url += "?" + q`: the host stays known.
+        let j = Val::konst("https://api.example.com/stats")
+            .join(&Val::konst("https://api.example.com/stats?…"));
+        assert_eq!(j.konst.as_deref(), Some("https://api.example.com/stats…"));
+        // A string growing in a loop converges instead of growing a `…` per iteration.
+        let again = j.join(&Val::konst("https://api.example.com/stats……"));
+        assert_eq!(again.konst, j.konst);
+        // Nothing in common: unknown.
+        let none = Val::konst("/srv/a").join(&Val::konst("…/b"));
+        assert_eq!(none.konst, None);
+        assert!(none.alts.is_empty());
+    }
+
+    #[test]
+    fn any_element_of_a_list_of_records_has_each_records_fields() {
+        let rec = |p: &str, m: &str| {
+            let mut r = Val::default();
+            r.set_field("path", Val::konst(p));
+            r.set_field("mode", Val::konst(m));
+            r
+        };
+        let mut list = Val::default();
+        list.set_field("0", rec("/etc/sudoers", "0o666"));
+        list.set_field("1", rec("/usr/bin/sudo", "0o4777"));
+        let el = list.any_element();
+        assert_eq!(
+            el.field("path").candidates(),
+            Some(BTreeSet::from([
+                "/etc/sudoers".to_string(),
+                "/usr/bin/sudo".to_string()
+            ]))
+        );
+        // Mixed elements (a record and a string) do not pretend to be records.
+        let mut mixed = Val::default();
+        mixed.set_field("0", rec("/a", "1"));
+        mixed.set_field("1", Val::konst("x"));
+        assert!(mixed.any_element().fields.is_empty());
+    }
+
+    #[test]
     fn path_constants_join_like_os_path_join() {
         let p = |s: &str| Some(s.to_string());
         assert_eq!(
