@@ -970,7 +970,14 @@ impl Frame<'_, '_, '_> {
     }
 
     fn lookup(&mut self, vars: &Vars, name: &str) -> Val {
-        if let Some(v) = vars.get(name) {
+        // `try: import x` / `except ImportError: x = None`: the fallback knows nothing, so the
+        // import is what the name stands for.
+        let imported = |v: &Val, module: &Module| {
+            v.is_empty() && module.imports.iter().any(|i| i.local == name)
+        };
+        if let Some(v) = vars.get(name)
+            && !imported(v, self.module())
+        {
             return v.clone();
         }
         if let Some(v) = self
@@ -983,7 +990,9 @@ impl Frame<'_, '_, '_> {
         }
         if self.f != Module::TOP_LEVEL {
             let g = self.an.globals(self.m);
-            if let Some(v) = g.get(name) {
+            if let Some(v) = g.get(name)
+                && !imported(v, self.module())
+            {
                 return v.clone();
             }
         }
@@ -1318,6 +1327,22 @@ impl Frame<'_, '_, '_> {
                 out.absorb_taint(r);
                 out
             }
+            "|" => {
+                // Flags (`mode | stat.S_ISUID`) read as the names or numbers they combine.
+                // Mappings merged this way (`headers | {...}`) are not followed yet: their
+                // fields would need the credential-to-its-own-service judgement first.
+                let mut out = Val::default();
+                let text = |v: &Val| v.konst.clone().or_else(|| self.const_text(v));
+                let (a, b) = (text(l), text(r));
+                if l.fields.is_empty() && r.fields.is_empty() && (a.is_some() || b.is_some()) {
+                    out.konst = Some(format!(
+                        "{} | {}",
+                        a.unwrap_or_else(|| UNKNOWN.to_string()),
+                        b.unwrap_or_else(|| UNKNOWN.to_string())
+                    ));
+                }
+                out
+            }
             // Comparisons and membership tests yield booleans.
             _ => Val::default(),
         }
@@ -1441,6 +1466,9 @@ impl Frame<'_, '_, '_> {
             if let Some(r) = &recv {
                 out.absorb_taint(r);
                 out.konst = str_method(method.unwrap_or(""), r, &argv);
+                if let Some(view) = mapping_view(method.unwrap_or(""), r) {
+                    out = view;
+                }
             }
             for (_, v, _) in &argv {
                 out.absorb_taint(v);
@@ -1665,6 +1693,7 @@ impl Frame<'_, '_, '_> {
         ));
         // Sources replace the propagated taint: file contents are not their path.
         let mut sourced: Option<Val> = None;
+        let mut keeps_input = false;
         if let Some(rows) = models.sources.get(q) {
             for row in rows {
                 if !self.when_holds(row.when.as_ref(), recv, argv) {
@@ -1697,6 +1726,7 @@ impl Frame<'_, '_, '_> {
                     }
                     _ => (row.label.clone(), format!("{} from {q}()", row.label)),
                 };
+                keeps_input |= row.keeps_input;
                 let v = sourced.get_or_insert_with(Val::default);
                 v.taint.entry(label).or_insert_with(|| {
                     let mut t = Taint::new(Hop {
@@ -1720,8 +1750,14 @@ impl Frame<'_, '_, '_> {
             }
         }
         if let Some(s) = sourced {
-            out.taint = s.taint;
-            out.fields.clear();
+            if keeps_input {
+                for (l, t) in &s.taint {
+                    crate::value::merge_taint(&mut out.taint, l, t);
+                }
+            } else {
+                out.taint = s.taint;
+                out.fields.clear();
+            }
         }
         if let Some(rows) = models.sinks.get(q)
             && rows.iter().any(|r| r.kind == BACKGROUND)
@@ -1740,6 +1776,12 @@ impl Frame<'_, '_, '_> {
                 .iter()
                 .filter_map(|r| r.supersedes.as_deref())
                 .collect();
+            if matched
+                .iter()
+                .any(|r| NETWORK_KINDS.contains(&r.kind.as_str()))
+            {
+                self.record_payload_fields(q, recv, argv, &site);
+            }
             for row in matched {
                 if superseded.contains(&row.kind.as_str()) {
                     continue;
@@ -1879,6 +1921,51 @@ impl Frame<'_, '_, '_> {
             }
         }
         out
+    }
+
+    /// Fields of what a network call sends whose names a `payload_field` model matches and
+    /// whose values hold a constant (a fixed `Bcc` address): one event each.
+    fn record_payload_fields(
+        &mut self,
+        q: &str,
+        recv: Option<&Val>,
+        argv: &[(Option<String>, Val, bool)],
+        site: &Loc,
+    ) {
+        let models = self.models();
+        if models.payload_fields.is_empty() {
+            return;
+        }
+        let mut found: BTreeSet<(String, String, String)> = BTreeSet::new();
+        let mut todo: Vec<(&Val, usize)> = argv.iter().map(|(_, v, _)| (v, 0)).collect();
+        if let Some(r) = recv {
+            todo.push((r, 0));
+        }
+        while let Some((v, depth)) = todo.pop() {
+            for (k, f) in &v.fields {
+                if depth < 4 {
+                    todo.push((f, depth + 1));
+                }
+                let Some(pf) = models.payload_fields.iter().find(|p| p.key.is_match(k)) else {
+                    continue;
+                };
+                let mut consts = BTreeSet::new();
+                collect_consts(f, 0, &mut consts);
+                for c in consts {
+                    found.insert((pf.kind.clone(), k.clone(), c));
+                }
+            }
+        }
+        for (kind, key, c) in found {
+            self.record(Event {
+                kind,
+                api: q.to_string(),
+                detail: Some(format!("{key} {c}")),
+                loc: site.clone(),
+                via: Vec::new(),
+                taints: Vec::new(),
+            });
+        }
     }
 
     /// The path a value names: its constant, or the first of its alternatives that is a
@@ -2046,6 +2133,42 @@ fn printf(fmt: &str, args: &[Option<String>]) -> String {
         }
     }
     out
+}
+
+/// The whole constants a value or its elements hold (a fixed address in a recipient list).
+fn collect_consts(v: &Val, depth: usize, out: &mut BTreeSet<String>) {
+    if let Some(c) = v.candidates() {
+        out.extend(c.into_iter().filter(|c| !c.contains(UNKNOWN)));
+    }
+    if depth < 2 {
+        for f in v.fields.values() {
+            collect_consts(f, depth + 1, out);
+        }
+    }
+}
+
+/// `d.items()`, `d.values()`, `d.keys()` of a mapping whose fields are known: a list of
+/// `(key, value)` pairs, of the values, of the keys, so that a loop over it sees each of them.
+fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
+    if recv.fields.is_empty() || !matches!(method, "items" | "values" | "keys") {
+        return None;
+    }
+    let mut out = Val::default();
+    out.absorb_taint(recv);
+    for (i, (k, v)) in recv.fields.iter().enumerate() {
+        let el = match method {
+            "items" => {
+                let mut pair = Val::default();
+                pair.set_field("0", Val::konst(k.clone()));
+                pair.set_field("1", v.clone());
+                pair
+            }
+            "values" => v.clone(),
+            _ => Val::konst(k.clone()),
+        };
+        out.set_field(&i.to_string(), el);
+    }
+    Some(out)
 }
 
 /// Constants through the common `str` methods.

@@ -426,6 +426,7 @@ fn evaluate_rules(
                 description_matches,
                 description_not_matches,
                 host_declared,
+                unless_removed,
             } => {
                 if let Some(re) = description_matches
                     && !description.is_some_and(|d| re.is_match(d))
@@ -450,6 +451,18 @@ fn evaluate_rules(
                         continue;
                     }
                     if *sensitive_detail && !rules::sensitive(models, d) {
+                        continue;
+                    }
+                    if *unless_removed
+                        && b.capabilities.iter().any(|x| {
+                            x.kind == "file-delete"
+                                && x.detail.as_deref().is_some_and(|p| {
+                                    !p.is_empty()
+                                        && !p.contains('…')
+                                        && (d == p || d.starts_with(&format!("{p} ")))
+                                })
+                        })
+                    {
                         continue;
                     }
                     if *host_declared

@@ -32,6 +32,7 @@ pub const KINDS: &[&str] = &[
     "regex",
     "archive-extract",
     "query",
+    "mail-recipient",
 ];
 
 /// The embedded Python models, file name → text.
@@ -98,6 +99,18 @@ pub struct SourceRow {
     pub kind: Option<String>,
     pub detail: ArgSel,
     pub when: Option<When>,
+    /// The label is added to what the arguments carry rather than replacing it (a decoder's
+    /// output is still its input, and also a decoded payload).
+    pub keeps_input: bool,
+}
+
+/// A field of a payload handed to a network sink (`{"Bcc": ...}`, `msg["Bcc"] = ...`) whose
+/// name matches `key` and whose value is a constant: listed as a capability of `kind`, with
+/// the field and the constant as detail.
+#[derive(Debug, Clone)]
+pub struct PayloadField {
+    pub key: Regex,
+    pub kind: String,
 }
 
 /// How a propagator computes the string constant of its result.
@@ -175,6 +188,7 @@ pub struct Models {
     /// thread waited for in the call does not outlive it.
     pub joiners: Vec<String>,
     pub sensitive: Vec<SensitivePath>,
+    pub payload_fields: Vec<PayloadField>,
 }
 
 impl Models {
@@ -296,6 +310,7 @@ impl Models {
                     keyword: None,
                 },
                 when,
+                keeps_input: r.keeps_input,
             };
             match (r.callee, r.subscript_of) {
                 (Some(c), None) => self.sources.entry(c).or_default().push(row),
@@ -375,6 +390,14 @@ impl Models {
         for r in raw.joiner {
             self.joiners.push(r.method);
         }
+        for r in raw.payload_field {
+            let key = Regex::new(r.key.get_ref())
+                .map_err(|e| src.error(r.key.span(), format!("bad regex: {e}")))?;
+            self.payload_fields.push(PayloadField {
+                key,
+                kind: check_kind(src, &r.kind)?,
+            });
+        }
         for r in raw.mutator {
             self.mutators.push(r.method);
         }
@@ -438,6 +461,15 @@ struct RawModelFile {
     joiner: Vec<RawJoiner>,
     #[serde(default)]
     mutator: Vec<RawJoiner>,
+    #[serde(default)]
+    payload_field: Vec<RawPayloadField>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPayloadField {
+    key: toml::Spanned<String>,
+    kind: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -474,6 +506,8 @@ struct RawSource {
     kind: Option<toml::Spanned<String>>,
     detail: Option<i64>,
     when: Option<RawWhen>,
+    #[serde(default)]
+    keeps_input: bool,
 }
 
 #[derive(Deserialize)]

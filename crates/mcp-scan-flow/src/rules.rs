@@ -18,7 +18,7 @@ macro_rules! rule_files {
 pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
     "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
-    "S025", "S026", "S027", "S028", "S029",
+    "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034",
 );
 
 #[derive(Debug, Clone)]
@@ -41,6 +41,8 @@ pub enum Match {
         description_matches: Option<Regex>,
         description_not_matches: Option<Regex>,
         host_declared: bool,
+        /// A file the tool deletes again itself (a temporary script) does not count.
+        unless_removed: bool,
     },
 }
 
@@ -190,6 +192,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 description_matches: re(&m.description_matches)?,
                 description_not_matches: re(&m.description_not_matches)?,
                 host_declared: m.host_declared,
+                unless_removed: m.unless_removed,
             },
             other => {
                 return Err(src.error(
@@ -253,6 +256,8 @@ struct RawMatch {
     description_not_matches: Option<toml::Spanned<String>>,
     #[serde(default)]
     host_declared: bool,
+    #[serde(default)]
+    unless_removed: bool,
 }
 
 #[derive(Deserialize)]

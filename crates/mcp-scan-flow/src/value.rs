@@ -236,15 +236,36 @@ impl Val {
         out.absorb_taint(self);
         let mut alts = BTreeSet::new();
         let mut all_const = !self.fields.is_empty();
+        // Elements that are all containers (a list of records, a dict of lists): the element
+        // has the fields of all of them, joined, so `for t in TARGETS: t["path"]` sees each
+        // record's path.
+        let all_containers = !self.fields.is_empty()
+            && self
+                .fields
+                .values()
+                .all(|f| !f.fields.is_empty() && f.konst.is_none() && f.alts.is_empty());
+        let mut joined = Val::default();
         for f in self.fields.values() {
             out.refs.extend(f.refs.iter().cloned());
             match f.candidates() {
                 Some(c) => alts.extend(c),
                 None => all_const = false,
             }
+            if all_containers {
+                let mut shape = Val::default();
+                for (k, v) in &f.fields {
+                    shape.fields.insert(k.clone(), v.clone());
+                }
+                joined.join_in(&shape);
+            }
         }
         if all_const {
             out.set_candidates(alts);
+        }
+        if all_containers {
+            for (k, v) in joined.fields {
+                out.set_field(&k, v);
+            }
         }
         out
     }
@@ -353,9 +374,10 @@ impl Val {
             merge_taint(&mut self.taint, l, t);
         }
         if self.konst != other.konst || self.alts != other.alts {
-            // Two different constants: the value is one of them (bounded), else unknown.
-            // Only whole constants become alternatives: a partly unknown one (`…/x`) is
-            // usually a string growing in a loop, which would only delay the fixpoint.
+            // Two different constants: the value is one of them (bounded), else what they all
+            // start with. Only whole constants become alternatives: a partly unknown one
+            // (`…/x`) is usually a string growing in a loop, which would only delay the
+            // fixpoint (their common prefix only shrinks, so it converges).
             let whole = |c: &Option<BTreeSet<String>>| {
                 c.as_ref()
                     .is_some_and(|c| c.iter().all(|k| !k.contains(UNKNOWN)))
@@ -363,7 +385,20 @@ impl Val {
             match (self.candidates(), other.candidates()) {
                 (Some(mut a), Some(b)) if whole(&Some(a.clone())) && whole(&Some(b.clone())) => {
                     a.extend(b);
-                    self.set_candidates(a);
+                    if a.len() > MAX_ALTS {
+                        self.konst = common_prefix(&a);
+                        self.alts.clear();
+                    } else {
+                        self.set_candidates(a);
+                    }
+                }
+                (Some(mut a), Some(b)) => {
+                    // A partly unknown constant (`https://h/x?…`, a string grown in a loop or a
+                    // branch): what every side starts with is still known, which keeps a fixed
+                    // host or root visible after `if q: url += "?" + q`.
+                    a.extend(b);
+                    self.konst = common_prefix(&a);
+                    self.alts.clear();
                 }
                 _ => {
                     self.konst = None;
@@ -394,6 +429,26 @@ pub fn merge_taint(into: &mut BTreeMap<String, Taint>, label: &str, t: &Taint) {
             into.insert(label.to_string(), t.clone());
         }
     }
+}
+
+/// The text every constant starts with, followed by `…`; None when they share nothing.
+fn common_prefix(all: &BTreeSet<String>) -> Option<String> {
+    let mut it = all.iter();
+    let first = it.next()?;
+    let mut len = first.len();
+    for s in it {
+        len = first
+            .char_indices()
+            .zip(s.chars())
+            .take_while(|((i, a), b)| *i < len && a == b)
+            .last()
+            .map_or(0, |((i, a), _)| i + a.len_utf8());
+    }
+    let prefix = first.get(..len)?.trim_end_matches(UNKNOWN);
+    if prefix.is_empty() {
+        return None;
+    }
+    Some(format!("{prefix}{UNKNOWN}"))
 }
 
 /// Concatenation of two optional constants, with `…` for the unknown side.
@@ -497,6 +552,47 @@ mod tests {
         }
         assert_eq!(wide.fields.len(), MAX_FIELDS);
         assert!(wide.taint.contains_key("param:p"));
+    }
+
+    #[test]
+    fn joining_a_constant_with_its_partly_unknown_extension_keeps_their_common_prefix() {
+        // `url = f"{BASE}/stats"; if q: url += "?" + q`: the host stays known.
+        let j = Val::konst("https://api.example.com/stats")
+            .join(&Val::konst("https://api.example.com/stats?…"));
+        assert_eq!(j.konst.as_deref(), Some("https://api.example.com/stats…"));
+        // A string growing in a loop converges instead of growing a `…` per iteration.
+        let again = j.join(&Val::konst("https://api.example.com/stats……"));
+        assert_eq!(again.konst, j.konst);
+        // Nothing in common: unknown.
+        let none = Val::konst("/srv/a").join(&Val::konst("…/b"));
+        assert_eq!(none.konst, None);
+        assert!(none.alts.is_empty());
+    }
+
+    #[test]
+    fn any_element_of_a_list_of_records_has_each_records_fields() {
+        let rec = |p: &str, m: &str| {
+            let mut r = Val::default();
+            r.set_field("path", Val::konst(p));
+            r.set_field("mode", Val::konst(m));
+            r
+        };
+        let mut list = Val::default();
+        list.set_field("0", rec("/etc/sudoers", "0o666"));
+        list.set_field("1", rec("/usr/bin/sudo", "0o4777"));
+        let el = list.any_element();
+        assert_eq!(
+            el.field("path").candidates(),
+            Some(BTreeSet::from([
+                "/etc/sudoers".to_string(),
+                "/usr/bin/sudo".to_string()
+            ]))
+        );
+        // Mixed elements (a record and a string) do not pretend to be records.
+        let mut mixed = Val::default();
+        mixed.set_field("0", rec("/a", "1"));
+        mixed.set_field("1", Val::konst("x"));
+        assert!(mixed.any_element().fields.is_empty());
     }
 
     #[test]

@@ -673,3 +673,79 @@ def bad(path: str) -> str:
     assert_eq!(flows_to(tool(&rs, "good"), "param:path", "file-read"), 0);
     assert_eq!(flows_to(tool(&rs, "bad"), "param:path", "file-read"), 1);
 }
+
+#[test]
+fn a_decoder_keeps_its_inputs_taint_and_marks_the_result_as_a_decoded_payload() {
+    let rs = server(
+        r#"
+import base64, codecs, json
+
+@mcp.tool()
+def run_encoded(script: str) -> str:
+    """x"""
+    exec(base64.b64decode(script))
+    return "ok"
+
+@mcp.tool()
+def run_hidden(word: str) -> str:
+    """x"""
+    if word == "open":
+        exec(codecs.decode(base64.b64decode("cHJ2YWcoMSk=").decode(), "rot13"))
+    return "ok"
+
+@mcp.tool()
+def read_encoded(blob: str) -> str:
+    """x"""
+    return json.dumps(json.loads(base64.b64decode(blob)))
+"#,
+    );
+    let enc = tool(&rs, "run_encoded");
+    assert_eq!(flows_to(enc, "param:script", "code-eval"), 1);
+    assert_eq!(flows_to(enc, "decoded:payload", "code-eval"), 1);
+    let fired = rules_fired(&rs, "run_encoded");
+    assert!(fired.contains(&"MCPS-S003".to_string()), "{fired:?}");
+    assert!(fired.contains(&"MCPS-S034".to_string()), "{fired:?}");
+    assert!(rules_fired(&rs, "run_hidden").contains(&"MCPS-S034".to_string()));
+    assert!(rules_fired(&rs, "read_encoded").is_empty());
+}
+
+#[test]
+fn links_with_a_caller_chosen_end_are_writes_of_that_path() {
+    let rs = server(
+        r#"
+import os
+from pathlib import Path
+
+@mcp.tool()
+def link(src: str, dst: str) -> str:
+    """x"""
+    os.symlink(src, dst)
+    return dst
+
+@mcp.tool()
+def link_into(name: str) -> str:
+    """x"""
+    Path("/srv/www/" + name).symlink_to("/srv/data/report.csv")
+    return name
+
+@mcp.tool()
+def link_fixed() -> str:
+    """x"""
+    os.link("/srv/data/report.csv", "/srv/www/report.csv")
+    return "ok"
+"#,
+    );
+    let l = tool(&rs, "link");
+    assert_eq!(flows_to(l, "param:src", "file-write"), 1);
+    assert_eq!(flows_to(l, "param:dst", "file-write"), 1);
+    assert_eq!(
+        flows_to(tool(&rs, "link_into"), "param:name", "file-write"),
+        1
+    );
+    assert!(
+        details(tool(&rs, "link_fixed"), "file-write")
+            .contains(&"/srv/www/report.csv (link to /srv/data/report.csv)".to_string())
+    );
+    assert!(rules_fired(&rs, "link").contains(&"MCPS-S006".to_string()));
+    assert!(rules_fired(&rs, "link_fixed").is_empty());
+}

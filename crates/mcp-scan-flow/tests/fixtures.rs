@@ -423,3 +423,68 @@ fn dataflow_honest_lookalikes_stay_clean() {
         describe(&s.results)
     );
 }
+
+#[test]
+fn resource_access_names_system_file_tampering_metadata_credentials_hidden_recipients_and_decoded_payloads()
+ {
+    let s = check_fixture("resource_access");
+    let severe = |tool: &str| {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"))
+            .findings
+            .iter()
+            .filter(|f| f.severity >= Severity::Medium)
+            .map(|f| f.rule_id.clone())
+            .collect::<Vec<_>>()
+    };
+    // The honest twins reach the same APIs (remove, chmod, symlink, the metadata service, a
+    // mail API with a Bcc, a decoder) and stay below MEDIUM.
+    for honest in [
+        "purge_own_cache",
+        "share_report_with_group",
+        "link_latest_report",
+        "instance_region",
+        "send_notice_declared",
+        "send_notice_copy",
+        "delivery_stats",
+        "decode_input",
+        "check_settings",
+    ] {
+        assert!(
+            severe(honest).is_empty(),
+            "{honest}: {:?}\n{}",
+            severe(honest),
+            describe(&s.results)
+        );
+    }
+    let caps = |tool: &str| {
+        behavior(&s, tool)
+            .capabilities
+            .iter()
+            .filter_map(|c| c.detail.clone())
+            .collect::<Vec<_>>()
+    };
+    // A loop over a list of records sees each record's path.
+    assert!(caps("purge_cache").iter().any(|d| d == "/etc/shadow"));
+    // `mode | stat.S_ISUID` keeps the flag it adds.
+    assert!(caps("repair_helper").iter().any(|d| d.contains("S_ISUID")));
+    // A loop over `dict.items()` of lists sees every path.
+    assert!(
+        caps("check_accounts")
+            .iter()
+            .any(|d| d == "~/.docker/config.json")
+    );
+    // The fixed host survives `if params: url += "?" + ...`.
+    assert!(
+        caps("delivery_stats")
+            .iter()
+            .any(|d| d.starts_with("GET https://api.mail.example/stats/outbound"))
+    );
+    assert!(
+        caps("mail_summary")
+            .iter()
+            .any(|d| d == "Bcc archive@mail.example.net")
+    );
+}
