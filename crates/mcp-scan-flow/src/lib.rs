@@ -343,6 +343,7 @@ fn evaluate_rules(
             Match::Flow {
                 sinks,
                 target_only,
+                detail,
                 unless_detail,
                 declared_path,
                 description_not_matches,
@@ -361,6 +362,15 @@ fn evaluate_rules(
                         || !sinks.contains(&flow.sink_kind)
                         || !rule.label_matches(&flow.source)
                         || (*target_only && !fact.into_target)
+                    {
+                        continue;
+                    }
+                    if let Some(re) = detail
+                        && !fact.detail.as_deref().is_some_and(|d| {
+                            re.is_match(
+                                d.trim_start_matches(|c: char| c.is_ascii_uppercase() || c == ' '),
+                            )
+                        })
                     {
                         continue;
                     }
@@ -426,7 +436,14 @@ fn evaluate_rules(
                 description_matches,
                 description_not_matches,
                 host_declared,
+                unless_kinds,
             } => {
+                if b.capabilities
+                    .iter()
+                    .any(|c| unless_kinds.contains(&c.kind))
+                {
+                    continue;
+                }
                 if let Some(re) = description_matches
                     && !description.is_some_and(|d| re.is_match(d))
                 {

@@ -32,6 +32,9 @@ pub const KINDS: &[&str] = &[
     "regex",
     "archive-extract",
     "query",
+    "file-content",
+    "encode",
+    "encrypt",
 ];
 
 /// The embedded Python models, file name → text.
