@@ -9,7 +9,7 @@
 //! total work per tool.
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
-use crate::models::{ArgSel, ConstOp, Models, When};
+use crate::models::{ArgSel, ConstOp, Models, TEXT_LABEL_PREFIX, When};
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
@@ -74,6 +74,11 @@ const FILE_KINDS: &[&str] = &[
 
 /// Sink kinds that send data off the machine.
 const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
+
+/// Data stored into an object built from the caller's input.
+pub const CALLER_DATA: &str = "caller-data";
+/// What the tool returns to the model.
+pub const TOOL_RESULT: &str = "tool-result";
 
 /// The kind of work that may outlive a call.
 pub const BACKGROUND: &str = "background";
@@ -1018,7 +1023,11 @@ impl Frame<'_, '_, '_> {
                 let v = self.lookup(vars, n);
                 self.bare_source(v, e)
             }
-            ExprKind::Str(s) | ExprKind::Bytes(s) => Val::konst(s.clone()),
+            ExprKind::Str(s) | ExprKind::Bytes(s) => {
+                let mut v = Val::konst(s.clone());
+                self.label_text(&mut v, s, e);
+                v
+            }
             ExprKind::Number(n) => Val::konst(n.clone()),
             ExprKind::Bool(b) => Val::konst(if *b { "true" } else { "false" }),
             ExprKind::Null => Val::default(),
@@ -1031,6 +1040,7 @@ impl Frame<'_, '_, '_> {
                     match p {
                         StrPart::Lit(s) => {
                             any_lit = true;
+                            self.label_text(&mut out, s, e);
                             vals.push(Val::konst(s.clone()));
                         }
                         StrPart::Expr(x) => {
@@ -1137,6 +1147,22 @@ impl Frame<'_, '_, '_> {
                 v
             }
             ExprKind::Unknown(_) => Val::default(),
+        }
+    }
+
+    /// A string literal of a kind `[[text]]` models name (a lure, an instruction to the model,
+    /// an escalation command) carries that kind's label from where it is written.
+    fn label_text(&self, v: &mut Val, s: &str, e: &Expr) {
+        for row in self.models().texts_in(s) {
+            let excerpt: String = s.chars().take(60).collect();
+            let more = if excerpt.len() < s.len() { "…" } else { "" };
+            let hop = self.hop(
+                &e.span,
+                format!("constant text, {}: \"{excerpt}{more}\"", row.what),
+            );
+            v.taint
+                .entry(row.label.clone())
+                .or_insert_with(|| Taint::new(hop));
         }
     }
 
@@ -1432,6 +1458,7 @@ impl Frame<'_, '_, '_> {
             }
             if put.is_tainted() {
                 put.push_hop(&self.hop(&e.span, format!("stored by .{m}()")));
+                self.record_caller_data(recv.as_ref(), &put, m, &site);
                 self.taint_place(vars, value, &put);
             }
         }
@@ -1598,6 +1625,41 @@ impl Frame<'_, '_, '_> {
                 taints: Vec::new(),
             });
         }
+    }
+
+    /// Modelled constant text (`text:*`) stored into an object built from the caller's input
+    /// (`steps.copy().insert(0, {...})`): the tool changes what the caller handed it.
+    fn record_caller_data(&mut self, recv: Option<&Val>, put: &Val, method: &str, site: &Loc) {
+        let from_caller =
+            recv.is_some_and(|r| r.all_taint().keys().any(|l| l.starts_with("param:")));
+        if !from_caller {
+            return;
+        }
+        let sink = Hop {
+            loc: site.clone(),
+            note: format!("caller-data .{method}()"),
+        };
+        let taints: Vec<(String, Taint, bool)> = put
+            .taint
+            .iter()
+            .filter(|(l, _)| l.starts_with(TEXT_LABEL_PREFIX))
+            .map(|(l, t)| {
+                let mut t = t.clone();
+                t.path.push(sink.clone());
+                (l.clone(), t, true)
+            })
+            .collect();
+        if taints.is_empty() {
+            return;
+        }
+        self.record(Event {
+            kind: CALLER_DATA.to_string(),
+            api: format!(".{method}"),
+            detail: None,
+            loc: site.clone(),
+            via: Vec::new(),
+            taints,
+        });
     }
 
     fn record(&mut self, ev: Event) {

@@ -227,9 +227,28 @@ fn analyze_entry(
         .filter(|e| e.kind == interp::JOINED)
         .filter_map(|e| e.detail.as_deref())
         .collect();
+    // Modelled constant text (`text:*`) in what the tool returns: a sink of its own.
+    let returned: Vec<Event> = outcome
+        .ret
+        .all_taint()
+        .into_iter()
+        .filter(|(l, _)| l.starts_with(models::TEXT_LABEL_PREFIX))
+        .filter_map(|(l, t)| {
+            let at = t.path.last()?.loc.clone();
+            Some(Event {
+                kind: interp::TOOL_RESULT.to_string(),
+                api: "return".to_string(),
+                detail: None,
+                loc: at,
+                via: Vec::new(),
+                taints: vec![(l, t, true)],
+            })
+        })
+        .collect();
     let mut events: Vec<&Event> = outcome
         .events
         .iter()
+        .chain(returned.iter())
         .filter(|e| e.kind != interp::JOINED)
         .filter(|e| {
             e.kind != interp::BACKGROUND || !joined.contains(interp::bg_marker(&e.loc).as_str())
@@ -393,7 +412,10 @@ fn evaluate_rules(
                     let mut sources: Vec<String> = flows
                         .iter()
                         .map(|f| match f.path.first() {
-                            Some(first) if first.note.starts_with("reads ") => {
+                            Some(first)
+                                if first.note.starts_with("reads ")
+                                    || first.note.starts_with("constant text") =>
+                            {
                                 format!("{} ({})", f.source, first.note)
                             }
                             _ => f.source.clone(),

@@ -35,7 +35,12 @@ pub const KINDS: &[&str] = &[
     "file-content",
     "encode",
     "encrypt",
+    "tool-result",
+    "caller-data",
 ];
+
+/// Label prefix of constant texts a `[[text]]` row recognises.
+pub const TEXT_LABEL_PREFIX: &str = "text:";
 
 /// The embedded Python models, file name → text.
 pub const PYTHON_MODEL_FILES: &[(&str, &str)] = &[
@@ -46,6 +51,10 @@ pub const PYTHON_MODEL_FILES: &[(&str, &str)] = &[
     (
         "rules/models/python/thirdparty.toml",
         include_str!("../../../rules/models/python/thirdparty.toml"),
+    ),
+    (
+        "rules/models/python/text.toml",
+        include_str!("../../../rules/models/python/text.toml"),
     ),
 ];
 
@@ -152,6 +161,15 @@ pub struct Guard {
     pub pattern: Option<Regex>,
 }
 
+/// A kind of constant text (a phishing lure, an instruction to the model, an escalation
+/// command): string literals it matches carry `label` as taint from where they are written.
+#[derive(Debug, Clone)]
+pub struct TextRow {
+    pub label: String,
+    pub pattern: Regex,
+    pub what: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct SensitivePath {
     pub pattern: Regex,
@@ -178,6 +196,9 @@ pub struct Models {
     /// thread waited for in the call does not outlive it.
     pub joiners: Vec<String>,
     pub sensitive: Vec<SensitivePath>,
+    pub texts: Vec<TextRow>,
+    /// All `texts` patterns at once: most literals match none, and this says so in one pass.
+    pub text_set: Option<regex::RegexSet>,
 }
 
 impl Models {
@@ -196,6 +217,18 @@ impl Models {
             let src = SourceFile::new(name, text);
             let raw: RawModelFile = src.parse()?;
             m.add(&src, raw)?;
+        }
+        if !m.texts.is_empty() {
+            let set =
+                regex::RegexSet::new(m.texts.iter().map(|t| t.pattern.as_str())).map_err(|e| {
+                    RuleError {
+                        file: "rules/models/python/text.toml".to_string(),
+                        line: 0,
+                        column: 0,
+                        message: format!("text patterns do not compile together: {e}"),
+                    }
+                })?;
+            m.text_set = Some(set);
         }
         let src = SourceFile::new(sensitive.0, sensitive.1);
         let raw: RawSensitiveFile = src.parse()?;
@@ -229,6 +262,15 @@ impl Models {
                 .filter(|s| s.len() >= 3);
             Some((s.what.as_str(), service))
         })
+    }
+
+    /// The `[[text]]` rows a string literal matches (usually none).
+    pub fn texts_in(&self, s: &str) -> impl Iterator<Item = &TextRow> {
+        let hits = match &self.text_set {
+            Some(set) if s.len() >= 8 => set.matches(s).into_iter().collect(),
+            _ => Vec::new(),
+        };
+        hits.into_iter().filter_map(|i| self.texts.get(i))
     }
 
     /// What a sensitive path is, if `path` (a resolved constant) is one.
@@ -378,6 +420,21 @@ impl Models {
         for r in raw.joiner {
             self.joiners.push(r.method);
         }
+        for r in raw.text {
+            if !r.label.get_ref().starts_with(TEXT_LABEL_PREFIX) {
+                return Err(src.error(
+                    r.label.span(),
+                    format!("a text label starts with `{TEXT_LABEL_PREFIX}`"),
+                ));
+            }
+            let pattern = Regex::new(r.pattern.get_ref())
+                .map_err(|e| src.error(r.pattern.span(), format!("bad regex: {e}")))?;
+            self.texts.push(TextRow {
+                label: r.label.get_ref().clone(),
+                pattern,
+                what: r.what,
+            });
+        }
         for r in raw.mutator {
             self.mutators.push(r.method);
         }
@@ -441,6 +498,16 @@ struct RawModelFile {
     joiner: Vec<RawJoiner>,
     #[serde(default)]
     mutator: Vec<RawJoiner>,
+    #[serde(default)]
+    text: Vec<RawText>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawText {
+    label: toml::Spanned<String>,
+    pattern: toml::Spanned<String>,
+    what: String,
 }
 
 #[derive(Deserialize)]
