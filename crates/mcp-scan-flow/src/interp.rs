@@ -1292,6 +1292,15 @@ impl Frame<'_, '_, '_> {
             _ => base.any_element(),
         };
         out.absorb_taint(idx);
+        // `client[name]`: an API object whose items have a modelled type (`[[type]]` row for
+        // `<type>[]`), e.g. a database of a MongoDB client.
+        for r in &base.refs {
+            if let Ref::Api(q) = r
+                && let Some(t) = models.types.get(&format!("{q}[]"))
+            {
+                out.refs.insert(Ref::Api(t.clone()));
+            }
+        }
         out
     }
 
@@ -1461,6 +1470,36 @@ impl Frame<'_, '_, '_> {
                 self.record_caller_data(recv.as_ref(), &put, m, &site);
                 self.taint_place(vars, value, &put);
             }
+        }
+        if !handled
+            && let (Some(r), Some(m)) = (&recv, method)
+            && let Some((kind, min_args)) = self.models().method_sinks.get(m)
+            && argv.len() >= *min_args
+            && r.is_tainted()
+        {
+            // A method that is a sink on any receiver (`fmt.format(obj)`): the receiver is
+            // what is acted on.
+            let detail = self.describe(r);
+            let sink = Hop {
+                loc: site.clone(),
+                note: format!("{kind} .{m}({})", detail.as_deref().unwrap_or("")),
+            };
+            let taints = r
+                .all_taint()
+                .into_iter()
+                .map(|(l, mut t)| {
+                    t.path.push(sink.clone());
+                    (l, t, true)
+                })
+                .collect();
+            self.record(Event {
+                kind: kind.clone(),
+                api: format!(".{m}"),
+                detail,
+                loc: site.clone(),
+                via: Vec::new(),
+                taints,
+            });
         }
         if !handled {
             // Unknown callee (a method of a value we know nothing about, e.g. str methods):
@@ -1812,7 +1851,11 @@ impl Frame<'_, '_, '_> {
                     .and_then(|d| detail_host(&d));
                 let mut taints: Vec<(String, Taint, bool)> = Vec::new();
                 if let Some(t) = target {
-                    for (l, tt) in t.all_taint() {
+                    let reaching = match &row.code_keys {
+                        Some(code) => structural_taint(t, code),
+                        None => t.all_taint(),
+                    };
+                    for (l, tt) in reaching {
                         taints.push((l, tt, true));
                     }
                 }
@@ -2026,6 +2069,27 @@ impl Frame<'_, '_, '_> {
             return false;
         }
         true
+    }
+}
+
+/// The taint that shapes a structured query rather than filling a slot of it: the value's own
+/// taint (its structure came from the caller: parsed JSON, a merged dict) and everything under
+/// a key matching `code`; a value in a slot under another constant key is bound data.
+fn structural_taint(v: &Val, code: &regex::Regex) -> BTreeMap<String, Taint> {
+    let mut out = v.taint.clone();
+    code_slot_taint(v, code, &mut out);
+    out
+}
+
+fn code_slot_taint(v: &Val, code: &regex::Regex, out: &mut BTreeMap<String, Taint>) {
+    for (k, f) in &v.fields {
+        if code.is_match(k) {
+            for (l, t) in f.all_taint() {
+                crate::value::merge_taint(out, &l, &t);
+            }
+        } else {
+            code_slot_taint(f, code, out);
+        }
     }
 }
 

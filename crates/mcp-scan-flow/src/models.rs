@@ -100,6 +100,10 @@ pub struct SinkRow {
     /// `urlopen(url, data=...)` is a send, not also a fetch).
     pub supersedes: Option<String>,
     pub when: Option<When>,
+    /// The target is a structured query (a MongoDB filter): a value under a constant key is
+    /// bound data, unless the key matches this (`$where`, `$regex`: code or patterns); taint
+    /// on the object itself means the caller chose its structure (operators included).
+    pub code_keys: Option<Regex>,
 }
 
 #[derive(Debug, Clone)]
@@ -197,6 +201,9 @@ pub struct Models {
     pub joiners: Vec<String>,
     pub sensitive: Vec<SensitivePath>,
     pub texts: Vec<TextRow>,
+    /// Methods that are sinks whatever their receiver's type (`fmt.format(obj)`: the receiver
+    /// is the template), with the fewest arguments that make them one.
+    pub method_sinks: HashMap<String, (String, usize)>,
     /// All `texts` patterns at once: most literals match none, and this says so in one pass.
     pub text_set: Option<regex::RegexSet>,
 }
@@ -323,6 +330,14 @@ impl Models {
                         .map(|k| check_kind(src, k))
                         .transpose()?,
                     when,
+                    code_keys: r
+                        .code_keys
+                        .as_ref()
+                        .map(|p| {
+                            Regex::new(p.get_ref())
+                                .map_err(|e| src.error(p.span(), format!("bad regex: {e}")))
+                        })
+                        .transpose()?,
                 });
         }
         for r in raw.source {
@@ -420,6 +435,11 @@ impl Models {
         for r in raw.joiner {
             self.joiners.push(r.method);
         }
+        for r in raw.method_sink {
+            let kind = check_kind(src, &r.kind)?;
+            self.method_sinks
+                .insert(r.method, (kind, r.min_args.unwrap_or(0)));
+        }
         for r in raw.text {
             if !r.label.get_ref().starts_with(TEXT_LABEL_PREFIX) {
                 return Err(src.error(
@@ -500,6 +520,16 @@ struct RawModelFile {
     mutator: Vec<RawJoiner>,
     #[serde(default)]
     text: Vec<RawText>,
+    #[serde(default)]
+    method_sink: Vec<RawMethodSink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMethodSink {
+    method: String,
+    kind: toml::Spanned<String>,
+    min_args: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -530,6 +560,7 @@ struct RawSink {
     detail_format: Option<String>,
     supersedes: Option<toml::Spanned<String>>,
     when: Option<RawWhen>,
+    code_keys: Option<toml::Spanned<String>>,
 }
 
 #[derive(Deserialize)]
