@@ -126,11 +126,18 @@ struct CallKey {
     bindings: Vec<Val>,
 }
 
+/// `[[text]]` row indices per string literal (keyed by its address and length).
+type TextHits = HashMap<(usize, usize), Rc<[usize]>>;
+
 /// The scanned program: modules and an index from dotted module name to module.
 pub struct Program<'m> {
     pub modules: &'m [Module],
     by_name: HashMap<&'m str, usize>,
     pub models: &'static Models,
+    /// `[[text]]` rows each string literal matches, by the literal's address in the IR (which
+    /// outlives the program): a literal is evaluated many times (fixpoints, every tool) and
+    /// its text never changes.
+    text_hits: std::cell::RefCell<TextHits>,
 }
 
 impl<'m> Program<'m> {
@@ -144,6 +151,7 @@ impl<'m> Program<'m> {
             modules,
             by_name,
             models,
+            text_hits: Default::default(),
         }
     }
 
@@ -1153,7 +1161,21 @@ impl Frame<'_, '_, '_> {
     /// A string literal of a kind `[[text]]` models name (a lure, an instruction to the model,
     /// an escalation command) carries that kind's label from where it is written.
     fn label_text(&self, v: &mut Val, s: &str, e: &Expr) {
-        for row in self.models().texts_in(s) {
+        let key = (s.as_ptr() as usize, s.len());
+        let cached = self.an.prog.text_hits.borrow().get(&key).cloned();
+        let hits = cached.unwrap_or_else(|| {
+            let hits: Rc<[usize]> = self.models().text_rows_in(s).collect();
+            self.an
+                .prog
+                .text_hits
+                .borrow_mut()
+                .insert(key, hits.clone());
+            hits
+        });
+        for &i in hits.iter() {
+            let Some(row) = self.models().texts.get(i) else {
+                continue;
+            };
             let excerpt: String = s.chars().take(60).collect();
             let more = if excerpt.len() < s.len() { "…" } else { "" };
             let hop = self.hop(

@@ -271,13 +271,13 @@ impl Models {
         })
     }
 
-    /// The `[[text]]` rows a string literal matches (usually none).
-    pub fn texts_in(&self, s: &str) -> impl Iterator<Item = &TextRow> {
-        let hits = match &self.text_set {
+    /// The indices of the `[[text]]` rows a string literal matches (usually none).
+    pub fn text_rows_in(&self, s: &str) -> impl Iterator<Item = usize> {
+        let hits: Vec<usize> = match &self.text_set {
             Some(set) if s.len() >= 8 => set.matches(s).into_iter().collect(),
             _ => Vec::new(),
         };
-        hits.into_iter().filter_map(|i| self.texts.get(i))
+        hits.into_iter()
     }
 
     /// What a sensitive path is, if `path` (a resolved constant) is one.
