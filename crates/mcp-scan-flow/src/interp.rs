@@ -1495,9 +1495,12 @@ impl Frame<'_, '_, '_> {
         }
         if !handled
             && let (Some(r), Some(m)) = (&recv, method)
-            && let Some((kind, min_args)) = self.models().method_sinks.get(m)
-            && argv.len() >= *min_args
+            && let Some((kind, object_args)) = self.models().method_sinks.get(m)
+            && (!object_args || argv.iter().any(|(_, v, spread)| *spread || is_object(v)))
             && r.is_tainted()
+            // One of a few fixed templates picked by the caller (`FORMATS[kind].format(...)`)
+            // is not the caller's text.
+            && r.konst.as_ref().map_or(r.alts.is_empty(), |k| k.contains(UNKNOWN))
         {
             // A method that is a sink on any receiver (`fmt.format(obj)`): the receiver is
             // what is acted on.
@@ -2113,6 +2116,16 @@ fn code_slot_taint(v: &Val, code: &regex::Regex, out: &mut BTreeMap<String, Tain
             code_slot_taint(f, code, out);
         }
     }
+}
+
+/// A value with attributes worth reaching through a format field (`{0.__init__.__globals__}`):
+/// an instance, class or module of scanned code, or a mapping or sequence of values; not a
+/// string or a number (nor a method reference, which is how a property read looks here).
+fn is_object(v: &Val) -> bool {
+    !v.fields.is_empty()
+        || v.refs
+            .iter()
+            .any(|r| matches!(r, Ref::Instance(..) | Ref::Class(..) | Ref::Module(..)))
 }
 
 fn positional(argv: &[(Option<String>, Val, bool)], i: usize) -> Option<&Val> {

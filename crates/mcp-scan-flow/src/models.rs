@@ -202,8 +202,8 @@ pub struct Models {
     pub sensitive: Vec<SensitivePath>,
     pub texts: Vec<TextRow>,
     /// Methods that are sinks whatever their receiver's type (`fmt.format(obj)`: the receiver
-    /// is the template), with the fewest arguments that make them one.
-    pub method_sinks: HashMap<String, (String, usize)>,
+    /// is the template): kind, and whether only a call with an object argument is one.
+    pub method_sinks: HashMap<String, (String, bool)>,
     /// All `texts` patterns at once: most literals match none, and this says so in one pass.
     pub text_set: Option<regex::RegexSet>,
 }
@@ -437,8 +437,7 @@ impl Models {
         }
         for r in raw.method_sink {
             let kind = check_kind(src, &r.kind)?;
-            self.method_sinks
-                .insert(r.method, (kind, r.min_args.unwrap_or(0)));
+            self.method_sinks.insert(r.method, (kind, r.object_args));
         }
         for r in raw.text {
             if !r.label.get_ref().starts_with(TEXT_LABEL_PREFIX) {
@@ -529,7 +528,8 @@ struct RawModelFile {
 struct RawMethodSink {
     method: String,
     kind: toml::Spanned<String>,
-    min_args: Option<usize>,
+    #[serde(default)]
+    object_args: bool,
 }
 
 #[derive(Deserialize)]
