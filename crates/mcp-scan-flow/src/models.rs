@@ -37,6 +37,7 @@ pub const KINDS: &[&str] = &[
     "encrypt",
     "tool-result",
     "caller-data",
+    "compress",
 ];
 
 /// Label prefix of constant texts a `[[text]]` row recognises.
