@@ -9,7 +9,7 @@
 //! total work per tool.
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
-use crate::models::{ArgSel, ConstOp, Models, When};
+use crate::models::{ArgSel, ConstOp, Models, TEXT_LABEL_PREFIX, When};
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
@@ -75,6 +75,11 @@ const FILE_KINDS: &[&str] = &[
 /// Sink kinds that send data off the machine.
 const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
 
+/// Data stored into an object built from the caller's input.
+pub const CALLER_DATA: &str = "caller-data";
+/// What the tool returns to the model.
+pub const TOOL_RESULT: &str = "tool-result";
+
 /// The kind of work that may outlive a call.
 pub const BACKGROUND: &str = "background";
 /// Internal event: background work (named by its marker in `detail`) was waited for.
@@ -121,11 +126,18 @@ struct CallKey {
     bindings: Vec<Val>,
 }
 
+/// `[[text]]` row indices per string literal (keyed by its address and length).
+type TextHits = HashMap<(usize, usize), Rc<[usize]>>;
+
 /// The scanned program: modules and an index from dotted module name to module.
 pub struct Program<'m> {
     pub modules: &'m [Module],
     by_name: HashMap<&'m str, usize>,
     pub models: &'static Models,
+    /// `[[text]]` rows each string literal matches, by the literal's address in the IR (which
+    /// outlives the program): a literal is evaluated many times (fixpoints, every tool) and
+    /// its text never changes.
+    text_hits: std::cell::RefCell<TextHits>,
 }
 
 impl<'m> Program<'m> {
@@ -139,6 +151,7 @@ impl<'m> Program<'m> {
             modules,
             by_name,
             models,
+            text_hits: Default::default(),
         }
     }
 
@@ -1027,7 +1040,11 @@ impl Frame<'_, '_, '_> {
                 let v = self.lookup(vars, n);
                 self.bare_source(v, e)
             }
-            ExprKind::Str(s) | ExprKind::Bytes(s) => Val::konst(s.clone()),
+            ExprKind::Str(s) | ExprKind::Bytes(s) => {
+                let mut v = Val::konst(s.clone());
+                self.label_text(&mut v, s, e);
+                v
+            }
             ExprKind::Number(n) => Val::konst(n.clone()),
             ExprKind::Bool(b) => Val::konst(if *b { "true" } else { "false" }),
             ExprKind::Null => Val::default(),
@@ -1040,6 +1057,7 @@ impl Frame<'_, '_, '_> {
                     match p {
                         StrPart::Lit(s) => {
                             any_lit = true;
+                            self.label_text(&mut out, s, e);
                             vals.push(Val::konst(s.clone()));
                         }
                         StrPart::Expr(x) => {
@@ -1146,6 +1164,36 @@ impl Frame<'_, '_, '_> {
                 v
             }
             ExprKind::Unknown(_) => Val::default(),
+        }
+    }
+
+    /// A string literal of a kind `[[text]]` models name (a lure, an instruction to the model,
+    /// an escalation command) carries that kind's label from where it is written.
+    fn label_text(&self, v: &mut Val, s: &str, e: &Expr) {
+        let key = (s.as_ptr() as usize, s.len());
+        let cached = self.an.prog.text_hits.borrow().get(&key).cloned();
+        let hits = cached.unwrap_or_else(|| {
+            let hits: Rc<[usize]> = self.models().text_rows_in(s).collect();
+            self.an
+                .prog
+                .text_hits
+                .borrow_mut()
+                .insert(key, hits.clone());
+            hits
+        });
+        for &i in hits.iter() {
+            let Some(row) = self.models().texts.get(i) else {
+                continue;
+            };
+            let excerpt: String = s.chars().take(60).collect();
+            let more = if excerpt.len() < s.len() { "…" } else { "" };
+            let hop = self.hop(
+                &e.span,
+                format!("constant text, {}: \"{excerpt}{more}\"", row.what),
+            );
+            v.taint
+                .entry(row.label.clone())
+                .or_insert_with(|| Taint::new(hop));
         }
     }
 
@@ -1275,6 +1323,15 @@ impl Frame<'_, '_, '_> {
             _ => base.any_element(),
         };
         out.absorb_taint(idx);
+        // `client[name]`: an API object whose items have a modelled type (`[[type]]` row for
+        // `<type>[]`), e.g. a database of a MongoDB client.
+        for r in &base.refs {
+            if let Ref::Api(q) = r
+                && let Some(t) = models.types.get(&format!("{q}[]"))
+            {
+                out.refs.insert(Ref::Api(t.clone()));
+            }
+        }
         out
     }
 
@@ -1457,8 +1514,42 @@ impl Frame<'_, '_, '_> {
             }
             if put.is_tainted() {
                 put.push_hop(&self.hop(&e.span, format!("stored by .{m}()")));
+                self.record_caller_data(recv.as_ref(), &put, m, &site);
                 self.taint_place(vars, value, &put);
             }
+        }
+        if !handled
+            && let (Some(r), Some(m)) = (&recv, method)
+            && let Some((kind, object_args)) = self.models().method_sinks.get(m)
+            && (!object_args || argv.iter().any(|(_, v, spread)| *spread || is_object(v)))
+            && r.is_tainted()
+            // One of a few fixed templates picked by the caller (`FORMATS[kind].format(...)`)
+            // is not the caller's text.
+            && r.konst.as_ref().map_or(r.alts.is_empty(), |k| k.contains(UNKNOWN))
+        {
+            // A method that is a sink on any receiver (`fmt.format(obj)`): the receiver is
+            // what is acted on.
+            let detail = self.describe(r);
+            let sink = Hop {
+                loc: site.clone(),
+                note: format!("{kind} .{m}({})", detail.as_deref().unwrap_or("")),
+            };
+            let taints = r
+                .all_taint()
+                .into_iter()
+                .map(|(l, mut t)| {
+                    t.path.push(sink.clone());
+                    (l, t, true)
+                })
+                .collect();
+            self.record(Event {
+                kind: kind.clone(),
+                api: format!(".{m}"),
+                detail,
+                loc: site.clone(),
+                via: Vec::new(),
+                taints,
+            });
         }
         if !handled {
             // Unknown callee (a method of a value we know nothing about, e.g. str methods):
@@ -1628,6 +1719,41 @@ impl Frame<'_, '_, '_> {
         }
     }
 
+    /// Modelled constant text (`text:*`) stored into an object built from the caller's input
+    /// (`steps.copy().insert(0, {...})`): the tool changes what the caller handed it.
+    fn record_caller_data(&mut self, recv: Option<&Val>, put: &Val, method: &str, site: &Loc) {
+        let from_caller =
+            recv.is_some_and(|r| r.all_taint().keys().any(|l| l.starts_with("param:")));
+        if !from_caller {
+            return;
+        }
+        let sink = Hop {
+            loc: site.clone(),
+            note: format!("caller-data .{method}()"),
+        };
+        let taints: Vec<(String, Taint, bool)> = put
+            .taint
+            .iter()
+            .filter(|(l, _)| l.starts_with(TEXT_LABEL_PREFIX))
+            .map(|(l, t)| {
+                let mut t = t.clone();
+                t.path.push(sink.clone());
+                (l.clone(), t, true)
+            })
+            .collect();
+        if taints.is_empty() {
+            return;
+        }
+        self.record(Event {
+            kind: CALLER_DATA.to_string(),
+            api: format!(".{method}"),
+            detail: None,
+            loc: site.clone(),
+            via: Vec::new(),
+            taints,
+        });
+    }
+
     fn record(&mut self, ev: Event) {
         if let Some(rec) = &mut self.rec {
             rec.events.push(ev);
@@ -1792,7 +1918,11 @@ impl Frame<'_, '_, '_> {
                     .and_then(|d| detail_host(&d));
                 let mut taints: Vec<(String, Taint, bool)> = Vec::new();
                 if let Some(t) = target {
-                    for (l, tt) in t.all_taint() {
+                    let reaching = match &row.code_keys {
+                        Some(code) => structural_taint(t, code),
+                        None => t.all_taint(),
+                    };
+                    for (l, tt) in reaching {
                         taints.push((l, tt, true));
                     }
                 }
@@ -2052,6 +2182,37 @@ impl Frame<'_, '_, '_> {
         }
         true
     }
+}
+
+/// The taint that shapes a structured query rather than filling a slot of it: the value's own
+/// taint (its structure came from the caller: parsed JSON, a merged dict) and everything under
+/// a key matching `code`; a value in a slot under another constant key is bound data.
+fn structural_taint(v: &Val, code: &regex::Regex) -> BTreeMap<String, Taint> {
+    let mut out = v.taint.clone();
+    code_slot_taint(v, code, &mut out);
+    out
+}
+
+fn code_slot_taint(v: &Val, code: &regex::Regex, out: &mut BTreeMap<String, Taint>) {
+    for (k, f) in &v.fields {
+        if code.is_match(k) {
+            for (l, t) in f.all_taint() {
+                crate::value::merge_taint(out, &l, &t);
+            }
+        } else {
+            code_slot_taint(f, code, out);
+        }
+    }
+}
+
+/// A value with attributes worth reaching through a format field (`{0.__init__.__globals__}`):
+/// an instance, class or module of scanned code, or a mapping or sequence of values; not a
+/// string or a number (nor a method reference, which is how a property read looks here).
+fn is_object(v: &Val) -> bool {
+    !v.fields.is_empty()
+        || v.refs
+            .iter()
+            .any(|r| matches!(r, Ref::Instance(..) | Ref::Class(..) | Ref::Module(..)))
 }
 
 fn positional(argv: &[(Option<String>, Val, bool)], i: usize) -> Option<&Val> {

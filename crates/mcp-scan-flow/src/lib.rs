@@ -227,9 +227,28 @@ fn analyze_entry(
         .filter(|e| e.kind == interp::JOINED)
         .filter_map(|e| e.detail.as_deref())
         .collect();
+    // Modelled constant text (`text:*`) in what the tool returns: a sink of its own.
+    let returned: Vec<Event> = outcome
+        .ret
+        .all_taint()
+        .into_iter()
+        .filter(|(l, _)| l.starts_with(models::TEXT_LABEL_PREFIX))
+        .filter_map(|(l, t)| {
+            let at = t.path.last()?.loc.clone();
+            Some(Event {
+                kind: interp::TOOL_RESULT.to_string(),
+                api: "return".to_string(),
+                detail: None,
+                loc: at,
+                via: Vec::new(),
+                taints: vec![(l, t, true)],
+            })
+        })
+        .collect();
     let mut events: Vec<&Event> = outcome
         .events
         .iter()
+        .chain(returned.iter())
         .filter(|e| e.kind != interp::JOINED)
         .filter(|e| {
             e.kind != interp::BACKGROUND || !joined.contains(interp::bg_marker(&e.loc).as_str())
@@ -343,6 +362,7 @@ fn evaluate_rules(
             Match::Flow {
                 sinks,
                 target_only,
+                detail,
                 unless_detail,
                 declared_path,
                 description_not_matches,
@@ -361,6 +381,15 @@ fn evaluate_rules(
                         || !sinks.contains(&flow.sink_kind)
                         || !rule.label_matches(&flow.source)
                         || (*target_only && !fact.into_target)
+                    {
+                        continue;
+                    }
+                    if let Some(re) = detail
+                        && !fact.detail.as_deref().is_some_and(|d| {
+                            re.is_match(
+                                d.trim_start_matches(|c: char| c.is_ascii_uppercase() || c == ' '),
+                            )
+                        })
                     {
                         continue;
                     }
@@ -383,7 +412,10 @@ fn evaluate_rules(
                     let mut sources: Vec<String> = flows
                         .iter()
                         .map(|f| match f.path.first() {
-                            Some(first) if first.note.starts_with("reads ") => {
+                            Some(first)
+                                if first.note.starts_with("reads ")
+                                    || first.note.starts_with("constant text") =>
+                            {
                                 format!("{} ({})", f.source, first.note)
                             }
                             _ => f.source.clone(),
@@ -427,7 +459,14 @@ fn evaluate_rules(
                 description_not_matches,
                 host_declared,
                 unless_removed,
+                unless_kinds,
             } => {
+                if b.capabilities
+                    .iter()
+                    .any(|c| unless_kinds.contains(&c.kind))
+                {
+                    continue;
+                }
                 if let Some(re) = description_matches
                     && !description.is_some_and(|d| re.is_match(d))
                 {

@@ -19,6 +19,7 @@ pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
     "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
     "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034",
+    "S050", "S051", "S052", "S053", "S054", "S055", "S056",
 );
 
 #[derive(Debug, Clone)]
@@ -28,6 +29,9 @@ pub enum Match {
         sources: Vec<String>,
         sinks: Vec<String>,
         target_only: bool,
+        /// Only sinks whose resolved constant matches (a tracking collector's URL, a fixed
+        /// path outside the caller's reach).
+        detail: Option<Regex>,
         unless_detail: Option<Regex>,
         /// Lowers the severity when the tool's purpose is to open the file it is given.
         declared_path: Option<DeclaredPath>,
@@ -43,6 +47,9 @@ pub enum Match {
         host_declared: bool,
         /// A file the tool deletes again itself (a temporary script) does not count.
         unless_removed: bool,
+        /// The tool also does something of one of these kinds (a real cipher next to the
+        /// base64): the claim may hold, no finding.
+        unless_kinds: Vec<String>,
     },
 }
 
@@ -164,6 +171,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                     sources: m.sources.clone(),
                     sinks: kinds(&m.sinks)?,
                     target_only: m.target_only,
+                    detail: re(&m.detail)?,
                     unless_detail: re(&m.unless_detail)?,
                     declared_path: m
                         .declared_path
@@ -193,6 +201,11 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 description_not_matches: re(&m.description_not_matches)?,
                 host_declared: m.host_declared,
                 unless_removed: m.unless_removed,
+                unless_kinds: if m.unless_kinds.is_empty() {
+                    Vec::new()
+                } else {
+                    kinds(&m.unless_kinds)?
+                },
             },
             other => {
                 return Err(src.error(
@@ -258,6 +271,7 @@ struct RawMatch {
     host_declared: bool,
     #[serde(default)]
     unless_removed: bool,
+    unless_kinds: Vec<toml::Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -486,5 +486,89 @@ fn resource_access_names_system_file_tampering_metadata_credentials_hidden_recip
         caps("mail_summary")
             .iter()
             .any(|d| d == "Bcc archive@mail.example.net")
+fn description_mismatch_names_tracking_storage_fake_encryption_and_planted_text_and_spares_twins() {
+    let s = check_fixture("description_mismatch");
+    // The planted lure is followed from the literal, through the list it is put into, to the
+    // returned text.
+    let offers = behavior(&s, "search_offers");
+    let lure = offers
+        .flows
+        .iter()
+        .find(|f| f.source == "text:lure" && f.sink_kind == "tool-result")
+        .unwrap_or_else(|| panic!("no lure → result flow\n{}", describe(&s.results)));
+    assert!(
+        lure.path[0].note.contains("click here"),
+        "the source hop quotes the text: {:?}",
+        lure.path[0]
+    );
+    // The escalation command is put into the caller's own list, and returned.
+    let plan = behavior(&s, "plan_release");
+    for sink in ["caller-data", "tool-result"] {
+        assert!(
+            plan.flows
+                .iter()
+                .any(|f| f.source == "text:command" && f.sink_kind == sink),
+            "text:command → {sink}\n{}",
+            describe(&s.results)
+        );
+    }
+    // The kept input names the file it is kept in.
+    let kept = behavior(&s, "format_phone_number");
+    assert!(
+        kept.capabilities
+            .iter()
+            .any(|c| c.kind == "file-content"
+                && c.detail.as_deref() == Some("~/.cache/dialer/seen.txt")),
+        "{}",
+        describe(&s.results)
+    );
+    // The honest encryptor does encode too: it is clean because it also encrypts.
+    let honest = behavior(&s, "encrypt_secret");
+    assert!(
+        ["encode", "encrypt"]
+            .iter()
+            .all(|k| honest.capabilities.iter().any(|c| c.kind == *k)),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn query_shapes_bind_values_in_fixed_slots_and_flag_queries_the_caller_shapes() {
+    let s = check_fixture("query_shapes");
+    // The honest filter reaches the same find(); its parameters sit in fixed slots.
+    let bound = behavior(&s, "find_orders_by_status");
+    assert!(
+        bound
+            .capabilities
+            .iter()
+            .any(|c| c.kind == "query" && c.api == "pymongo.collection.Collection.find"),
+        "{}",
+        describe(&s.results)
+    );
+    assert!(
+        bound.flows.iter().all(|f| f.sink_kind != "query"),
+        "{}",
+        describe(&s.results)
+    );
+    // Merged JSON shapes the query; a `$where` slot is code.
+    for (tool, param) in [
+        ("find_orders", "param:extra_filter"),
+        ("find_orders_matching", "param:note_contains"),
+    ] {
+        let sources: Vec<&str> = behavior(&s, tool)
+            .flows
+            .iter()
+            .filter(|f| f.sink_kind == "query")
+            .map(|f| f.source.as_str())
+            .collect();
+        assert_eq!(sources, [param], "{tool}\n{}", describe(&s.results));
+    }
+    // A constant format string with the caller's value as an argument is not a template sink.
+    assert!(
+        behavior(&s, "render_greeting")
+            .capabilities
+            .iter()
+            .all(|c| c.kind != "template")
     );
 }
