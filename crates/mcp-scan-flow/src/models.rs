@@ -543,6 +543,7 @@ struct RawModelFile {
     mutator: Vec<RawJoiner>,
     #[serde(default)]
     payload_field: Vec<RawPayloadField>,
+    #[serde(default)]
     text: Vec<RawText>,
     #[serde(default)]
     method_sink: Vec<RawMethodSink>,

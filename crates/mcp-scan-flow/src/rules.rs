@@ -18,8 +18,8 @@ macro_rules! rule_files {
 pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
     "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
-    "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034",
-    "S050", "S051", "S052", "S053", "S054", "S055", "S056",
+    "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034", "S050", "S051",
+    "S052", "S053", "S054", "S055", "S056",
 );
 
 #[derive(Debug, Clone)]
@@ -271,6 +271,7 @@ struct RawMatch {
     host_declared: bool,
     #[serde(default)]
     unless_removed: bool,
+    #[serde(default)]
     unless_kinds: Vec<toml::Spanned<String>>,
 }
 

@@ -486,6 +486,10 @@ fn resource_access_names_system_file_tampering_metadata_credentials_hidden_recip
         caps("mail_summary")
             .iter()
             .any(|d| d == "Bcc archive@mail.example.net")
+    );
+}
+
+#[test]
 fn description_mismatch_names_tracking_storage_fake_encryption_and_planted_text_and_spares_twins() {
     let s = check_fixture("description_mismatch");
     // The planted lure is followed from the literal, through the list it is put into, to the
