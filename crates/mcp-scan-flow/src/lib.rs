@@ -22,7 +22,7 @@ use mcp_scan_core::{
 };
 use mcp_scan_ir::{EntryPoint, Language, Module};
 use models::Models;
-use rules::{Match, StaticRule};
+use rules::{DetailClass, Match, StaticRule};
 use std::collections::BTreeMap;
 use value::{Hop, Loc, Val};
 
@@ -426,6 +426,7 @@ fn evaluate_rules(
                 description_matches,
                 description_not_matches,
                 host_declared,
+                classes,
             } => {
                 if let Some(re) = description_matches
                     && !description.is_some_and(|d| re.is_match(d))
@@ -452,6 +453,12 @@ fn evaluate_rules(
                     if *sensitive_detail && !rules::sensitive(models, d) {
                         continue;
                     }
+                    let class = DetailClass::of(classes, d);
+                    if !classes.is_empty()
+                        && class.is_none_or(|c| description.is_some_and(|t| c.declared.is_match(t)))
+                    {
+                        continue;
+                    }
                     if *host_declared
                         && let (Some(host), Some(desc)) = (host_of(d), description)
                         && desc.contains(&host)
@@ -473,8 +480,9 @@ fn evaluate_rules(
                                 .join(" → ")
                         )
                     };
-                    let what = match models.sensitive_path(d) {
-                        Some(w) if *sensitive_detail => format!(" — {w}"),
+                    let what = match (models.sensitive_path(d), class) {
+                        (Some(w), _) if *sensitive_detail => format!(" — {w}"),
+                        (_, Some(c)) => format!(" — {}, not declared", c.what),
                         _ => String::new(),
                     };
                     let observation = format!(

@@ -32,6 +32,8 @@ pub const KINDS: &[&str] = &[
     "regex",
     "archive-extract",
     "query",
+    "system-info",
+    "repeated-acquisition",
 ];
 
 /// The embedded Python models, file name → text.

@@ -18,7 +18,7 @@ macro_rules! rule_files {
 pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
     "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
-    "S025", "S026", "S027", "S028", "S029",
+    "S025", "S026", "S027", "S028", "S029", "S040", "S041", "S042",
 );
 
 #[derive(Debug, Clone)]
@@ -41,7 +41,26 @@ pub enum Match {
         description_matches: Option<Regex>,
         description_not_matches: Option<Regex>,
         host_declared: bool,
+        /// When present, only details of one of these classes match, each declared by its
+        /// own words: reading the mount table is declared by "disks", not by "logs".
+        classes: Vec<DetailClass>,
     },
+}
+
+/// A kind of thing a capability acts on (recognised by its detail) and the words of a
+/// description that declare acting on it.
+#[derive(Debug, Clone)]
+pub struct DetailClass {
+    pub detail: Regex,
+    pub what: String,
+    pub declared: Regex,
+}
+
+impl DetailClass {
+    /// The first class of `classes` the detail belongs to.
+    pub fn of<'c>(classes: &'c [DetailClass], detail: &str) -> Option<&'c DetailClass> {
+        classes.iter().find(|c| c.detail.is_match(detail))
+    }
 }
 
 /// A parameter declared to be a path (its name says so) on a tool whose description says it
@@ -190,6 +209,21 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 description_matches: re(&m.description_matches)?,
                 description_not_matches: re(&m.description_not_matches)?,
                 host_declared: m.host_declared,
+                classes: m
+                    .classes
+                    .iter()
+                    .map(|c| -> Result<DetailClass, RuleError> {
+                        let rx = |r: &toml::Spanned<String>| {
+                            Regex::new(r.get_ref())
+                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+                        };
+                        Ok(DetailClass {
+                            detail: rx(&c.detail)?,
+                            what: c.what.clone(),
+                            declared: rx(&c.declared)?,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
             },
             other => {
                 return Err(src.error(
@@ -253,6 +287,16 @@ struct RawMatch {
     description_not_matches: Option<toml::Spanned<String>>,
     #[serde(default)]
     host_declared: bool,
+    #[serde(default)]
+    classes: Vec<RawDetailClass>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDetailClass {
+    detail: toml::Spanned<String>,
+    what: String,
+    declared: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]
