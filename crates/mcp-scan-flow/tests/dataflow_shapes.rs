@@ -740,6 +740,13 @@ def open_ports() -> list:
     return [c.laddr for c in psutil.net_connections()]
 
 @mcp.tool()
+def system_overview() -> str:
+    """Shows system information about this machine."""
+    addrs = subprocess.run(["ip", "addr"], capture_output=True).stdout
+    apps = subprocess.run(["ps", "-e"], capture_output=True).stdout
+    return str(addrs) + str(apps)
+
+@mcp.tool()
 def disk_report() -> list:
     """Reports disk usage of this machine."""
     return [p.mountpoint for p in psutil.disk_partitions()] + [open("/proc/net/arp").read()]
@@ -754,6 +761,15 @@ def disk_report() -> list:
         2,
         "{spell:?}"
     );
+    // "System information" declares the inventory (addresses), not the other processes.
+    let overview: Vec<String> = result(&rs, "system_overview")
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "MCPS-S040")
+        .map(|f| f.observation.clone())
+        .collect();
+    assert_eq!(overview.len(), 1, "{overview:?}");
+    assert!(overview[0].contains("ps -e"), "{overview:?}");
     // Disks are declared; the ARP cache (LAN neighbours) is not.
     let disk = result(&rs, "disk_report");
     let s040: Vec<&str> = disk
