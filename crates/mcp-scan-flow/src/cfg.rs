@@ -45,6 +45,9 @@ pub struct Cfg<'a> {
     pub graph: DiGraph<Node<'a>, Edge>,
     pub entry: NodeIndex,
     pub exit: NodeIndex,
+    /// Each `for` head with the node indices of its body (built right after the head, so a
+    /// contiguous range; the `else` block is not part of it).
+    pub for_bodies: Vec<(NodeIndex, std::ops::Range<usize>)>,
 }
 
 struct LoopCtx {
@@ -56,6 +59,7 @@ struct Builder<'a> {
     g: DiGraph<Node<'a>, Edge>,
     exit: NodeIndex,
     loops: Vec<LoopCtx>,
+    for_bodies: Vec<(NodeIndex, std::ops::Range<usize>)>,
     /// Handler entry nodes of the enclosing `try`s, innermost last.
     handlers: Vec<Vec<NodeIndex>>,
     /// `finally` entries of the enclosing `try`s (where a `return` goes first).
@@ -75,6 +79,7 @@ impl<'a> Cfg<'a> {
             g,
             exit,
             loops: Vec::new(),
+            for_bodies: Vec::new(),
             handlers: Vec::new(),
             finals: Vec::new(),
         };
@@ -84,6 +89,7 @@ impl<'a> Cfg<'a> {
             graph: b.g,
             entry,
             exit,
+            for_bodies: b.for_bodies,
         }
     }
 
@@ -100,6 +106,14 @@ impl<'a> Cfg<'a> {
         }
         order.reverse();
         order
+    }
+
+    /// The `for` heads whose body holds `node`.
+    pub fn enclosing_fors(&self, node: NodeIndex) -> impl Iterator<Item = NodeIndex> + '_ {
+        self.for_bodies
+            .iter()
+            .filter(move |(_, body)| body.contains(&node.index()))
+            .map(|(head, _)| *head)
     }
 
     /// Whether `from` has an outgoing edge of this kind.
@@ -178,6 +192,8 @@ impl<'a> Builder<'a> {
                     breaks: Vec::new(),
                 });
                 let body_out = self.block(body, vec![(head, Edge::True)]);
+                self.for_bodies
+                    .push((head, head.index() + 1..self.g.node_count()));
                 self.connect(&body_out, head);
                 let ctx = self.loops.pop();
                 let mut out = self.block(orelse, vec![(head, Edge::False)]);

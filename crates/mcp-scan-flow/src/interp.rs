@@ -79,6 +79,47 @@ const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns
 pub const CALLER_DATA: &str = "caller-data";
 /// What the tool returns to the model.
 pub const TOOL_RESULT: &str = "tool-result";
+/// A loop's count (`range(n)`).
+const ITERATION: &str = "iteration";
+/// A resource taken once per iteration of a counted loop (see [`ACQUIRING_KINDS`]).
+pub const REPEATED_ACQUISITION: &str = "repeated-acquisition";
+/// Kinds that take a scarce resource each time: a thread or process, a socket, an open file
+/// for writing, a request. Done once per iteration of a loop whose count the caller picks (or a
+/// huge one), they exhaust the host.
+const ACQUIRING_KINDS: &[&str] = &[
+    "background",
+    "socket",
+    "process-exec",
+    "command-exec",
+    "network-fetch",
+    "network-send",
+    "file-write",
+];
+
+/// The event for `acq` repeated once per iteration counted by `count` (a `range(...)` event):
+/// the count's taint reaches it, and its detail is the count.
+fn repeated_acquisition(count: &Event, acq: &Event) -> Event {
+    let hop = Hop {
+        loc: acq.loc.clone(),
+        note: format!("{} {} once per iteration", acq.kind, acq.api),
+    };
+    Event {
+        kind: REPEATED_ACQUISITION.to_string(),
+        api: format!("{} {}", acq.kind, acq.api),
+        detail: count.detail.clone(),
+        loc: acq.loc.clone(),
+        via: acq.via.clone(),
+        taints: count
+            .taints
+            .iter()
+            .map(|(l, t, into)| {
+                let mut t = t.clone();
+                t.path.push(hop.clone());
+                (l.clone(), t, *into)
+            })
+            .collect(),
+    }
+}
 
 /// The kind of work that may outlive a call.
 pub const BACKGROUND: &str = "background";
@@ -238,13 +279,34 @@ impl<'p, 'm> Analyzer<'p, 'm> {
         // Recording pass over the fixed point.
         frame.rec = Some(Recording::default());
         let mut exit_vars = Vars::new();
+        // The count of each `for` over a counted iteration (`range(n)`), by head.
+        let mut counts: HashMap<NodeIndex, Event> = HashMap::new();
         for ix in cfg.graph.node_indices() {
             if let Some(state) = &sol.input[ix.index()] {
                 let node = cfg.graph[ix];
                 if ix == cfg.exit {
                     exit_vars = state.clone();
                 }
+                let before = frame.rec.as_ref().map_or(0, |r| r.events.len());
                 let _ = frame.transfer(ix, &node, &sol.input[ix.index()]);
+                let Some(rec) = &mut frame.rec else { continue };
+                let new = &rec.events[before..];
+                if matches!(node, Node::ForHead { .. })
+                    && let Some(count) =
+                        new.iter().find(|e| e.kind == ITERATION && e.via.is_empty())
+                {
+                    counts.insert(ix, count.clone());
+                }
+                let repeated: Vec<Event> = cfg
+                    .enclosing_fors(ix)
+                    .filter_map(|head| counts.get(&head))
+                    .flat_map(|count| {
+                        new.iter()
+                            .filter(|e| ACQUIRING_KINDS.contains(&e.kind.as_str()))
+                            .map(|acq| repeated_acquisition(count, acq))
+                    })
+                    .collect();
+                rec.events.extend(repeated);
             }
         }
         let rec = frame.rec.take().unwrap_or_default();

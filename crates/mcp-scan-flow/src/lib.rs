@@ -22,7 +22,7 @@ use mcp_scan_core::{
 };
 use mcp_scan_ir::{EntryPoint, Language, Module};
 use models::Models;
-use rules::{Match, StaticRule};
+use rules::{DetailClass, Match, StaticRule};
 use std::collections::BTreeMap;
 use value::{Hop, Loc, Val};
 
@@ -460,6 +460,7 @@ fn evaluate_rules(
                 host_declared,
                 unless_removed,
                 unless_kinds,
+                classes,
             } => {
                 if b.capabilities
                     .iter()
@@ -504,6 +505,12 @@ fn evaluate_rules(
                     {
                         continue;
                     }
+                    let class = DetailClass::of(classes, d);
+                    if !classes.is_empty()
+                        && class.is_none_or(|c| description.is_some_and(|t| c.declared.is_match(t)))
+                    {
+                        continue;
+                    }
                     if *host_declared
                         && let (Some(host), Some(desc)) = (host_of(d), description)
                         && desc.contains(&host)
@@ -525,8 +532,9 @@ fn evaluate_rules(
                                 .join(" → ")
                         )
                     };
-                    let what = match models.sensitive_path(d) {
-                        Some(w) if *sensitive_detail => format!(" — {w}"),
+                    let what = match (models.sensitive_path(d), class) {
+                        (Some(w), _) if *sensitive_detail => format!(" — {w}"),
+                        (_, Some(c)) => format!(" — {}, not declared", c.what),
                         _ => String::new(),
                     };
                     let observation = format!(

@@ -39,6 +39,8 @@ pub const KINDS: &[&str] = &[
     "tool-result",
     "caller-data",
     "compress",
+    "system-info",
+    "repeated-acquisition",
 ];
 
 /// Label prefix of constant texts a `[[text]]` row recognises.

@@ -18,8 +18,8 @@ macro_rules! rule_files {
 pub const STATIC_RULE_FILES: &[(&str, &str)] = rule_files!(
     "S001", "S002", "S003", "S004", "S005", "S006", "S007", "S008", "S009", "S010", "S011", "S012",
     "S013", "S014", "S015", "S016", "S017", "S018", "S019", "S020", "S021", "S022", "S023", "S024",
-    "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034", "S050", "S051",
-    "S052", "S053", "S054", "S055", "S056",
+    "S025", "S026", "S027", "S028", "S029", "S030", "S031", "S032", "S033", "S034", "S040", "S041",
+    "S042", "S050", "S051", "S052", "S053", "S054", "S055", "S056",
 );
 
 #[derive(Debug, Clone)]
@@ -50,7 +50,26 @@ pub enum Match {
         /// The tool also does something of one of these kinds (a real cipher next to the
         /// base64): the claim may hold, no finding.
         unless_kinds: Vec<String>,
+        /// When present, only details of one of these classes match, each declared by its
+        /// own words: reading the mount table is declared by "disks", not by "logs".
+        classes: Vec<DetailClass>,
     },
+}
+
+/// A kind of thing a capability acts on (recognised by its detail) and the words of a
+/// description that declare acting on it.
+#[derive(Debug, Clone)]
+pub struct DetailClass {
+    pub detail: Regex,
+    pub what: String,
+    pub declared: Regex,
+}
+
+impl DetailClass {
+    /// The first class of `classes` the detail belongs to.
+    pub fn of<'c>(classes: &'c [DetailClass], detail: &str) -> Option<&'c DetailClass> {
+        classes.iter().find(|c| c.detail.is_match(detail))
+    }
 }
 
 /// A parameter declared to be a path (its name says so) on a tool whose description says it
@@ -206,6 +225,21 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 } else {
                     kinds(&m.unless_kinds)?
                 },
+                classes: m
+                    .classes
+                    .iter()
+                    .map(|c| -> Result<DetailClass, RuleError> {
+                        let rx = |r: &toml::Spanned<String>| {
+                            Regex::new(r.get_ref())
+                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+                        };
+                        Ok(DetailClass {
+                            detail: rx(&c.detail)?,
+                            what: c.what.clone(),
+                            declared: rx(&c.declared)?,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
             },
             other => {
                 return Err(src.error(
@@ -273,6 +307,16 @@ struct RawMatch {
     unless_removed: bool,
     #[serde(default)]
     unless_kinds: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    classes: Vec<RawDetailClass>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDetailClass {
+    detail: toml::Spanned<String>,
+    what: String,
+    declared: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]

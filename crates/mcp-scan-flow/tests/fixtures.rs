@@ -325,6 +325,21 @@ fn behaviour_shapes_name_backdoors_evasion_escalation_and_exhaustion_and_spare_t
 }
 
 #[test]
+fn host_and_workload_name_undeclared_host_inspection_and_resource_loops_and_spare_their_twins() {
+    let s = check_fixture("host_and_workload");
+    // The capped twin still loops over the caller's count: the flow is there, neutralised by min().
+    let capped = behavior(&s, "warm_workers_capped");
+    assert!(
+        capped
+            .flows
+            .iter()
+            .any(|f| f.sink_kind == "repeated-acquisition" && f.sanitized),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn static_methods_called_through_an_instance_get_no_receiver() {
     // `Updater().fetch(url)`: a @staticmethod's first parameter is `url`, not the instance, so
     // the download reaches exec (S017) instead of being lost in the receiver slot.
