@@ -1244,3 +1244,30 @@ async def create_console() -> str:
     assert_eq!(tools(&t), ["nb_ui_console_create_new"]);
     no_gaps(&t);
 }
+
+#[test]
+fn a_server_factory_called_once_with_a_configured_name_prefix_lists_the_handler_without_a_gap() {
+    // Twin of the runtime-data case: one registration per handler, only a configured prefix
+    // unknown; the handler is one tool, analysed, and the scan is not made INCOMPLETE for it.
+    let t = scan(&[(
+        "server.py",
+        r#"
+from fastmcp import FastMCP
+
+def create_server(namespace: str = "") -> FastMCP:
+    mcp = FastMCP("db")
+    prefix = f"{namespace}-" if namespace else ""
+
+    @mcp.tool(name=prefix + "read_rows")
+    def read_rows(query: str) -> str:
+        return query
+
+    return mcp
+
+def main():
+    create_server().run()
+"#,
+    )]);
+    assert_eq!(tools(&t), ["read_rows"]);
+    no_gaps(&t);
+}

@@ -2669,7 +2669,13 @@ impl<'a> Resolver<'a> {
                 .map(|e| (k, text_of(e)))
         });
         let handler_name = func.name.clone();
+        let factory = func.parent.filter(|p| *p != Module::TOP_LEVEL);
         let entry = decorator_entry(kind, positional, &all, hf, func, span, server, consts);
+        // A closure registered once (a server factory reading a configured prefix) is one tool
+        // under the handler's name, analysed; one registered by a factory called repeatedly
+        // (per spec, per agent fetched at run time) stands for tools whose names and count are
+        // unknown.
+        let unfolded = unfolded.filter(|_| factory.is_none_or(|p| self.called_repeatedly(hm, p)));
         if let Some((k, text)) = unfolded {
             self.gap(
                 args_module,
@@ -2685,6 +2691,44 @@ impl<'a> Resolver<'a> {
         }
         self.entries[hm].push(entry);
         self.entry_sids[hm].push(sid);
+    }
+
+    /// Whether a tree function is called from more than one place, or from inside a loop or a
+    /// comprehension.
+    fn called_repeatedly(&self, m: usize, f: FuncId) -> bool {
+        let Some(func) = self.func(m, f) else {
+            return true;
+        };
+        self.ensure_call_index();
+        let calls: Vec<(usize, FuncId, &'a Expr)> = self
+            .calls_by_name
+            .borrow()
+            .as_ref()
+            .and_then(|idx| idx.get(func.name.as_str()).cloned())
+            .unwrap_or_default();
+        let mut sites = 0;
+        for (cm, cf, call) in calls.into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, .. } = &call.kind else {
+                continue;
+            };
+            let env = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            if !matches!(self.eval(callee, env, 0), Some(Val::Func(tm, tf)) if tm == m && tf == f) {
+                continue;
+            }
+            sites += 1;
+            if sites > 1
+                || self
+                    .func(cm, cf)
+                    .is_some_and(|c| in_loop(&c.body, call, false))
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// A module's string constants plus those it imports from modules of the tree
@@ -2746,6 +2790,33 @@ impl<'a> Resolver<'a> {
 enum Pass {
     Wrappers,
     Sites,
+}
+
+/// Whether `call` sits in a loop body (or a comprehension) among `stmts`.
+fn in_loop(stmts: &[Stmt], call: &Expr, looping: bool) -> bool {
+    for s in stmts {
+        let inner = looping || matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. });
+        for e in stmt_exprs(s) {
+            let (mut direct, mut comps) = (Vec::new(), Vec::new());
+            each_call_in(e, &mut direct, &mut Some(&mut comps));
+            if direct.iter().any(|c| std::ptr::eq(*c, call)) {
+                return looping;
+            }
+            for comp in comps {
+                let mut all = Vec::new();
+                each_call(comp, &mut all);
+                if all.iter().any(|c| std::ptr::eq(*c, call)) {
+                    return true;
+                }
+            }
+        }
+        for b in stmt_blocks(s) {
+            if in_loop(b, call, inner) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
