@@ -2,12 +2,14 @@
 # Downloads the real-world corpus (servers.tsv: real Python MCP servers from PyPI at pinned
 # versions) into a cache OUTSIDE the repository and unpacks each wheel's source:
 #   $DIR/src/<pkg>-<ver>/     the package source (static analysis reads this)
-#   $DIR/SPLIT                "dev <dir>" / "heldout <dir>" lines (the split column of servers.tsv)
+#   $DIR/SPLIT                "dev <dir>" / "heldout <dir>" / "unseen <dir>" lines (the split column
+#                             of servers.tsv)
 # With --venv it also installs each package (with its dependencies) into $DIR/venv/<pkg> so the
 # server can be run in the runtime sandbox for the ground truth (ground_truth.sh).
 # DIR is ${MCP_SCAN_REALWORLD_DIR:-/tmp/mcp-realworld}. Idempotent; wheels only: downloading a
 # wheel executes nothing (an sdist's build would run the package's setup code on the host).
-# The split is deterministic: held-out when int(sha256(name)[:8], 16) % 3 == 0 (checked here).
+# The split is deterministic: held-out when int(sha256(name)[:8], 16) % 3 == 0 (checked here);
+# `unseen` rows were picked by select_unseen.py (nobody chose them) and keep their split.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${MCP_SCAN_REALWORLD_DIR:-/tmp/mcp-realworld}
@@ -43,7 +45,7 @@ fail=0
 while IFS=$'\t' read -r pkg ver split _entry _args _env deps; do
   case $pkg in '#'*|'') continue ;; esac
   want=$("$py" -c 'import hashlib, sys; print("heldout" if int(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:8], 16) % 3 == 0 else "dev")' "$pkg")
-  if [ "$want" != "$split" ]; then
+  if [ "$split" != unseen ] && [ "$want" != "$split" ]; then
     echo "fetch.sh: $pkg is in split '$split' but its hash puts it in '$want'" >&2; fail=1
   fi
   src="$dir/src/$pkg-$ver"
@@ -81,5 +83,5 @@ while IFS=$'\t' read -r pkg ver split _entry _args _env deps; do
   fi
 done <"$here/servers.tsv"
 sort "$split_tmp" >"$dir/SPLIT"
-echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out packages in $dir/src (list: $dir/SPLIT)" >&2
+echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out, $(grep -c '^unseen ' "$dir/SPLIT" || true) unseen packages in $dir/src (list: $dir/SPLIT)" >&2
 exit $fail

@@ -6,7 +6,9 @@ sandbox (no network): `mcp-scan dynamic --untraced --no-probes --calls 1 --timeo
 DIR -- <venv>/bin/<entry> <args>` with the row's `--env K=V` values, and reads `tools/list` from
 the manifest.json it writes. Rewrites ground_truth.toml: a live listing replaces the entry; a
 server that did not start keeps its hand-counted entry (source = "hand") if it has one, else is
-reported so that someone counts its tools by hand from the source.
+reported so that someone counts its tools by hand from the source (source = "hand") or lists them
+from the server object built offline (source = "import": the package's venv imports the module
+that builds the server under `unshare -rn` and prints `list_tools()`; note says how).
 
 usage: ground_truth.py --bin PATH [--only PKG ...] [--jobs N]
 """
@@ -86,7 +88,9 @@ def write(gt, rows):
         "# source = \"live\": listed by the server itself, run by ground_truth.py in mcp-scan's",
         "# runtime sandbox (no network) from the pinned PyPI release; source = \"hand\": the server",
         "# does not start without credentials or services, tools counted by hand from the source",
-        "# (note says where). Package versions are pinned in servers.tsv.",
+        "# (note says where); source = \"import\": listed offline from the server object that the",
+        "# package builds, in its venv under `unshare -rn` (note says how). Package versions are",
+        "# pinned in servers.tsv.",
         "",
     ]
     for row in rows:
@@ -126,8 +130,8 @@ def main():
             gt[r["package"]] = {"source": "live", "tools": tools,
                                 "note": "tools/list in the sandbox" + (" with dummy " + " ".join(kv.split("=")[0] for kv in r["env"]) if r["env"] else "")}
             print(f"live  {r['package']:40} {len(tools)} tools")
-        elif gt.get(r["package"], {}).get("source") == "hand":
-            print(f"hand  {r['package']:40} {len(gt[r['package']]['tools'])} tools ({why})")
+        elif gt.get(r["package"], {}).get("source") in ("hand", "import"):
+            print(f"{gt[r['package']]['source']:5} {r['package']:40} {len(gt[r['package']]['tools'])} tools ({why})")
         else:
             gt.pop(r["package"], None)
             missing.append(r["package"])

@@ -1059,3 +1059,215 @@ install("greet")
     assert_eq!(tools(&t), vec!["handler"], "{:#?}", t.coverage.gaps);
     no_gaps(&t);
 }
+
+// ---------------------------------------------------------------- plugin loading and folding
+
+const PLUGIN_SERVER: &str = r#"
+import importlib
+from fastmcp import FastMCP
+
+def load_tools(mcp: FastMCP) -> None:
+    from pkg.authored import tool_list as authored
+    for name in authored:
+        module = importlib.import_module(f"pkg.authored.{name}")
+        if hasattr(module, "register_tools"):
+            module.register_tools(mcp)
+    from pkg.generated import tool_list as generated
+    for name in generated:
+        module = importlib.import_module(f"pkg.generated.{name}")
+        module.register_tools(mcp)
+
+def create():
+    mcp = FastMCP("x")
+    load_tools(mcp)
+    return mcp
+"#;
+
+#[test]
+fn plugin_modules_loaded_by_import_module_under_a_package_prefix_register_their_tools() {
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/server.py", PLUGIN_SERVER),
+        ("pkg/authored/__init__.py", "tool_list = ['transfer']\n"),
+        (
+            "pkg/authored/transfer.py",
+            "def register_tools(mcp):\n    @mcp.tool(name='Download_File')\n    def download(path: str) -> str:\n        return path\n",
+        ),
+        (
+            "pkg/generated/__init__.py",
+            "tool_list = ['file', 'user']\n",
+        ),
+        (
+            "pkg/generated/file.py",
+            "def register_tools(mcp):\n    @mcp.tool(name='Copy_File')\n    def copy_file(src: str) -> str:\n        return src\n",
+        ),
+        (
+            "pkg/generated/user.py",
+            "def register_tools(mcp):\n    @mcp.tool\n    def list_users() -> list:\n        return []\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["Copy_File", "Download_File", "list_users"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_register_function_outside_the_imported_package_prefix_stays_a_gap() {
+    // Twin: the same plugin shape, but the module with the decorator is not under any prefix
+    // the server imports from; nothing reaches it, so it is not listed, and not silently SAFE.
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/server.py", PLUGIN_SERVER),
+        ("pkg/authored/__init__.py", "tool_list = []\n"),
+        ("pkg/generated/__init__.py", "tool_list = []\n"),
+        (
+            "other/extra.py",
+            "from fastmcp import FastMCP\n\ndef register_tools(mcp):\n    @mcp.tool\n    def wipe() -> None:\n        pass\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", tools(&t));
+    assert_eq!(unresolved_gaps(&t), [("other/extra.py".to_string(), 4)]);
+}
+
+#[test]
+fn handlers_looked_up_in_globals_by_a_folded_name_over_an_extended_dict_are_registered() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server import MCPServer
+mcp = MCPServer("m")
+
+async def m_get_usage() -> str:
+    return ""
+
+async def m_list_models() -> str:
+    return ""
+
+async def m_mint_receipt() -> str:
+    return ""
+
+async def m_prewarm() -> str:
+    return ""
+
+DESCRIPTIONS: dict[str, str] = {"get_usage": "Usage.", "list_models": "Models."}
+DESCRIPTIONS.update({"mint_receipt": "Mint."})
+DESCRIPTIONS["prewarm"] = "Prewarm."
+
+def _register() -> None:
+    for short, desc in DESCRIPTIONS.items():
+        mcp.tool(name=f"m_{short}", description=desc)(globals()[f"m_{short}"])
+
+_register()
+"#,
+    )]);
+    assert_eq!(
+        tools(&t),
+        [
+            "m_get_usage",
+            "m_list_models",
+            "m_mint_receipt",
+            "m_prewarm"
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_globals_lookup_by_a_name_from_data_is_a_gap() {
+    // Twin: the handler name comes from the environment, not from a literal the loop walks.
+    let t = scan(&[(
+        "server.py",
+        r#"
+import os
+from mcp.server import MCPServer
+mcp = MCPServer("m")
+
+def m_a() -> str:
+    return ""
+
+for short in os.environ["TOOLS"].split(","):
+    mcp.tool(name=short)(globals()["m_" + short])
+"#,
+    )]);
+    assert!(tools(&t).is_empty(), "{:?}", tools(&t));
+    assert_eq!(unresolved_gaps(&t), [("server.py".to_string(), 10)]);
+}
+
+#[test]
+fn a_tool_name_built_from_runtime_data_is_a_gap_not_the_handler_name() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+import httpx
+from fastmcp import FastMCP
+mcp = FastMCP("agents")
+
+def make_tool(agent_name: str, agent_id: str):
+    @mcp.tool(name=f"call_agent_{agent_name}")
+    def agent_tool(message: str) -> str:
+        return httpx.post("https://example.invalid/chat", json={"id": agent_id, "m": message}).text
+    return agent_tool
+
+def main():
+    for agent in httpx.get("https://example.invalid/agents").json():
+        make_tool(agent["name"], agent["_id"])
+    mcp.run()
+"#,
+    )]);
+    // The handler is still analysed, but the listed name is unknown: INCOMPLETE, never SAFE.
+    assert_eq!(unresolved_gaps(&t), [("server.py".to_string(), 7)]);
+    assert!(
+        t.coverage.gaps[0]
+            .reason
+            .contains("call_agent_{agent_name}"),
+        "{}",
+        t.coverage.gaps[0].reason
+    );
+}
+
+#[test]
+fn a_tool_name_built_by_a_helper_from_constants_is_folded() {
+    // Twin: the name is computed, but from constants a helper transforms.
+    let t = scan(&[(
+        "server.py",
+        r#"
+from mcp.server import MCPServer
+mcp = MCPServer("ui")
+
+def _ui_name(upstream: str) -> str:
+    return "nb_ui_" + upstream.replace("-", "_")
+
+@mcp.tool(name=_ui_name("console_create-new"))
+async def create_console() -> str:
+    return ""
+"#,
+    )]);
+    assert_eq!(tools(&t), ["nb_ui_console_create_new"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_server_factory_called_once_with_a_configured_name_prefix_lists_the_handler_without_a_gap() {
+    // Twin of the runtime-data case: one registration per handler, only a configured prefix
+    // unknown; the handler is one tool, analysed, and the scan is not made INCOMPLETE for it.
+    let t = scan(&[(
+        "server.py",
+        r#"
+from fastmcp import FastMCP
+
+def create_server(namespace: str = "") -> FastMCP:
+    mcp = FastMCP("db")
+    prefix = f"{namespace}-" if namespace else ""
+
+    @mcp.tool(name=prefix + "read_rows")
+    def read_rows(query: str) -> str:
+        return query
+
+    return mcp
+
+def main():
+    create_server().run()
+"#,
+    )]);
+    assert_eq!(tools(&t), ["read_rows"]);
+    no_gaps(&t);
+}

@@ -12,7 +12,7 @@
 //! handler cannot be followed to a function becomes a coverage gap, so the scan is INCOMPLETE
 //! rather than SAFE.
 
-use super::entry::{decorator_entry, module_constants};
+use super::entry::{const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
 use crate::queries::{Frameworks, Positional, python_frameworks};
 use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
@@ -60,6 +60,12 @@ enum Val {
     Func(usize, FuncId),
     /// Something from outside the tree that is known not to be a server (`toolbox.Registry()`).
     External,
+    /// `importlib.import_module(f"pkg.tools.{name}")`: one of the tree's modules whose dotted
+    /// name starts with the constant prefix, which one unknown.
+    DynModule(String),
+    /// An attribute of a [`Val::DynModule`]: the module-level binding of that name in any of
+    /// the modules it may be.
+    DynAttr(String, String),
 }
 
 type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
@@ -226,6 +232,18 @@ fn last_segment(e: &Expr) -> Option<&str> {
 fn text_of(e: &Expr) -> String {
     e.dotted_path().unwrap_or_else(|| match &e.kind {
         ExprKind::Call { callee, .. } => format!("{}()", text_of(callee)),
+        ExprKind::Str(s) => format!("{s:?}"),
+        ExprKind::FormatStr(parts) => {
+            let mut out = String::from("f\"");
+            for p in parts {
+                match p {
+                    mcp_scan_ir::StrPart::Lit(l) => out.push_str(l),
+                    mcp_scan_ir::StrPart::Expr(x) => out.push_str(&format!("{{{}}}", text_of(x))),
+                }
+            }
+            out.push('"');
+            out
+        }
         ExprKind::Attribute { value, attr } => format!("{}.{attr}", text_of(value)),
         _ => "<expr>".to_string(),
     })
@@ -689,9 +707,45 @@ impl<'a> Resolver<'a> {
                 f: cf,
                 subst: &[],
             };
-            match self.eval(callee, env, depth + 1) {
-                Some(Val::Func(tm, tf)) if tm == m && tf == f => {}
-                _ => continue,
+            let reaches = |v: Option<Val>| match v {
+                Some(Val::Func(tm, tf)) => tm == m && tf == f,
+                // `importlib.import_module(f"pkg.tools.{n}").register(mcp)` reaches the
+                // module-level `register` of every module under `pkg.tools.`.
+                Some(Val::DynAttr(prefix, attr)) => {
+                    attr == func.name
+                        && func.parent.is_none_or(|p| p == Module::TOP_LEVEL)
+                        && func.class.is_none()
+                        && format!(".{}", self.mods[m].name).contains(&format!(".{prefix}"))
+                }
+                _ => false,
+            };
+            if !reaches(self.eval(callee, env, depth + 1)) {
+                // `x.register(...)` where the local `x` is assigned more than once (one plugin
+                // loop per package): any of its assignments may be the one the call sees.
+                let ExprKind::Attribute { value, attr } = &callee.kind else {
+                    continue;
+                };
+                let ExprKind::Name(n) = &value.kind else {
+                    continue;
+                };
+                let values: Vec<&'a Expr> = self.with_binds(cm, cf, n, |bs| {
+                    bs.iter()
+                        .filter_map(|b| match b {
+                            Bind::Value(e) => Some(*e),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                if values.len() < 2
+                    || !values.into_iter().any(|x| {
+                        reaches(
+                            self.eval(x, env, depth + 1)
+                                .and_then(|v| self.attr(v, attr, n, depth + 1)),
+                        )
+                    })
+                {
+                    continue;
+                }
             }
             // A bound method call does not pass `self` positionally.
             let offset = usize::from(
@@ -781,6 +835,14 @@ impl<'a> Resolver<'a> {
             ExprKind::Await(x) | ExprKind::NamedExpr { value: x, .. } => {
                 self.eval(x, env, depth + 1)
             }
+            // `globals()[<folded name>]`: the module-level binding of that name.
+            ExprKind::Index { value, index }
+                if matches!(&value.kind, ExprKind::Call { callee, args }
+                    if args.is_empty() && matches!(&callee.kind, ExprKind::Name(g) if g == "globals")) =>
+            {
+                let name = self.fold_str(index, env, 0)?;
+                self.lookup(env.m, Module::TOP_LEVEL, &name, depth + 1)
+            }
             ExprKind::Conditional { body, orelse, .. } => self
                 .eval(body, env, depth + 1)
                 .or_else(|| self.eval(orelse, env, depth + 1)),
@@ -846,6 +908,7 @@ impl<'a> Resolver<'a> {
                 self.member(cm, &c, attr, true, depth + 1)
             }
             Val::Class(cm, c) => self.member(cm, &c, attr, false, depth + 1),
+            Val::DynModule(prefix) => Some(Val::DynAttr(prefix, attr.to_string())),
             Val::External => Some(Val::External),
             _ => None,
         }
@@ -991,7 +1054,7 @@ impl<'a> Resolver<'a> {
                 Some(Val::Decorator {
                     style,
                     method,
-                    args: substitute(args, env.subst),
+                    args: self.fold_names(substitute(args, env.subst), env),
                     module: env.m,
                     server,
                 })
@@ -1019,10 +1082,66 @@ impl<'a> Resolver<'a> {
                 }
                 self.returns(m, f, &subst, depth + 1)
             }
+            Val::Module(p) if p == "importlib.import_module" => self.import_module(args, env),
             Val::Module(p) if self.module_idx(&p).is_none() => Some(Val::External),
             Val::External => Some(Val::External),
             _ => None,
         }
+    }
+
+    /// `name=`/`uri=` arguments folded where they are written, so a name built by a helper
+    /// or from a loop variable reaches the entry as a string.
+    fn fold_names(&self, mut args: Vec<Arg>, env: Env) -> Vec<Arg> {
+        for a in &mut args {
+            if matches!(a.name.as_deref(), Some("name" | "uri"))
+                && !matches!(a.value.kind, ExprKind::Str(_))
+                && let Some(s) = self.fold_str(&a.value, env, 0)
+            {
+                a.value = Expr::new(ExprKind::Str(s), a.value.span);
+            }
+        }
+        args
+    }
+
+    /// `importlib.import_module(name, package=...)`: the module when the name folds, else the
+    /// tree's modules under the name's constant prefix (a plugin loop over module names).
+    fn import_module(&self, args: &[Arg], env: Env) -> Option<Val> {
+        let a = args
+            .iter()
+            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)?;
+        let (name, exact) = match self.fold_str(&a.value, env, 0) {
+            Some(n) => (n, true),
+            None => (const_prefix(&a.value), false),
+        };
+        let dots = name.chars().take_while(|c| *c == '.').count();
+        let name = if dots > 0 {
+            // Relative to the importing module's package (`package=__name__`/`__package__`).
+            let md = &self.mods[env.m];
+            let mut base: Vec<&str> = md.name.split('.').collect();
+            if !md.path.ends_with("__init__.py") {
+                base.pop();
+            }
+            for _ in 1..dots {
+                base.pop();
+            }
+            let rest = &name[dots..];
+            if base.is_empty() {
+                rest.to_string()
+            } else {
+                format!("{}.{rest}", base.join("."))
+            }
+        } else {
+            name
+        };
+        if exact {
+            return Some(if self.module_idx(&name).is_some() {
+                Val::Module(name)
+            } else {
+                Val::External
+            });
+        }
+        // Without a package prefix the module could be anything, in or out of the tree.
+        (name.contains('.')).then_some(Val::DynModule(name))
     }
 
     /// `mcp.tool(fn)` (fastmcp) registers directly; `mcp.tool("name")` builds a decorator.
@@ -1315,10 +1434,54 @@ impl<'a> Resolver<'a> {
             ExprKind::Dict(items) => Some((items.clone(), env.m, env.f)),
             ExprKind::Name(_) | ExprKind::Attribute { .. } if depth < 6 => {
                 let (x, m, f) = self.literal_binding(e, env, depth + 1)?;
-                self.literal_dict(x, Env { m, f, subst: &[] }, depth + 1)
+                let (mut items, im, ifn) =
+                    self.literal_dict(x, Env { m, f, subst: &[] }, depth + 1)?;
+                if let ExprKind::Name(n) = &e.kind {
+                    self.dict_additions(n, m, f, &mut items);
+                }
+                Some((items, im, ifn))
             }
             _ => None,
         }
+    }
+
+    /// Entries added to a dict after its literal, in the scope that binds it:
+    /// `NAME.update({...})`, `NAME.update(k=v)`, `NAME[k] = v`.
+    fn dict_additions(&self, name: &str, m: usize, f: FuncId, items: &mut DictItems) {
+        let Some(func) = self.func(m, f) else {
+            return;
+        };
+        let is_name = |x: &Expr| matches!(&x.kind, ExprKind::Name(k) if k == name);
+        walk_stmts(&func.body, &mut |st| match &st.kind {
+            StmtKind::Expr(x) => {
+                if let ExprKind::Call { callee, args } = &x.kind
+                    && let ExprKind::Attribute { value, attr } = &callee.kind
+                    && attr == "update"
+                    && is_name(value)
+                {
+                    for a in args {
+                        match (&a.name, &a.value.kind) {
+                            (None, ExprKind::Dict(more)) => items.extend(more.iter().cloned()),
+                            (Some(k), _) => items.push((
+                                Some(Expr::new(ExprKind::Str(k.clone()), a.value.span)),
+                                a.value.clone(),
+                            )),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            StmtKind::Assign { targets, value } => {
+                for t in targets {
+                    if let ExprKind::Index { value: obj, index } = &t.kind
+                        && is_name(obj)
+                    {
+                        items.push((Some((**index).clone()), value.clone()));
+                    }
+                }
+            }
+            _ => {}
+        });
     }
 
     /// The literal a name is assigned (`TOOLS = [a, b]`), here, in an enclosing scope, or in
@@ -1655,6 +1818,44 @@ impl<'a> Resolver<'a> {
                     Val::Func(fm, ff) => self.func(fm, ff).map(|f| f.name.clone()),
                     _ => None,
                 }
+            }
+            ExprKind::Binary { op, left, right } if op == "+" => {
+                let mut l = self.fold_str(left, env, depth + 1)?;
+                l.push_str(&self.fold_str(right, env, depth + 1)?);
+                Some(l)
+            }
+            // A tree function that builds the name from its arguments (`_name("x")` returning
+            // `"prefix_" + x.replace("-", "_")`): its return folded with the arguments bound.
+            ExprKind::Call { callee, args } if matches!(callee.kind, ExprKind::Name(_)) => {
+                let Some(Val::Func(fm, ff)) = self.eval(callee, env, 0) else {
+                    return None;
+                };
+                let func = self.func(fm, ff)?;
+                let mut subst = Vec::new();
+                let positional = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                for (p, a) in func.params.iter().zip(positional) {
+                    subst.push(bound_arg(&p.name, &a.value, env));
+                }
+                let mut rets = Vec::new();
+                walk_stmts(&func.body, &mut |st| {
+                    if let StmtKind::Return(Some(r)) = &st.kind {
+                        rets.push(r);
+                    }
+                });
+                let [ret] = rets.as_slice() else {
+                    return None;
+                };
+                self.fold_str(
+                    ret,
+                    Env {
+                        m: fm,
+                        f: ff,
+                        subst: &subst,
+                    },
+                    depth + 1,
+                )
             }
             ExprKind::Call { callee, args } => {
                 let ExprKind::Attribute { value, attr } = &callee.kind else {
@@ -2458,12 +2659,76 @@ impl<'a> Resolver<'a> {
             return;
         };
         let (server, sid) = untag_server(server);
+        // A name written as an expression the resolver cannot fold (a name read from data, a
+        // property, a call) is not the handler's name: which tools the server lists is unknown.
+        let unfolded = ["name", "uri"].into_iter().find_map(|k| {
+            // A bare name may be a wrapper's `name=None` default (the handler's name then).
+            kwarg(&all, k)
+                .filter(|e| !matches!(e.kind, ExprKind::Name(_) | ExprKind::Null))
+                .filter(|e| const_str(e, consts).is_none())
+                .map(|e| (k, text_of(e)))
+        });
+        let handler_name = func.name.clone();
+        let factory = func.parent.filter(|p| *p != Module::TOP_LEVEL);
         let entry = decorator_entry(kind, positional, &all, hf, func, span, server, consts);
+        // A closure registered once (a server factory reading a configured prefix) is one tool
+        // under the handler's name, analysed; one registered by a factory called repeatedly
+        // (per spec, per agent fetched at run time) stands for tools whose names and count are
+        // unknown.
+        let unfolded = unfolded.filter(|_| factory.is_none_or(|p| self.called_repeatedly(hm, p)));
+        if let Some((k, text)) = unfolded {
+            self.gap(
+                args_module,
+                span,
+                format!(
+                    "{} registered for `{handler_name}` with {k}=`{text}`: the {k} could not be resolved, so the listed name is unknown",
+                    entry.kind.as_str()
+                ),
+            );
+        }
         if !self.seen.insert((hm, hf, entry.kind, entry.name.clone())) {
             return;
         }
         self.entries[hm].push(entry);
         self.entry_sids[hm].push(sid);
+    }
+
+    /// Whether a tree function is called from more than one place, or from inside a loop or a
+    /// comprehension.
+    fn called_repeatedly(&self, m: usize, f: FuncId) -> bool {
+        let Some(func) = self.func(m, f) else {
+            return true;
+        };
+        self.ensure_call_index();
+        let calls: Vec<(usize, FuncId, &'a Expr)> = self
+            .calls_by_name
+            .borrow()
+            .as_ref()
+            .and_then(|idx| idx.get(func.name.as_str()).cloned())
+            .unwrap_or_default();
+        let mut sites = 0;
+        for (cm, cf, call) in calls.into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, .. } = &call.kind else {
+                continue;
+            };
+            let env = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            if !matches!(self.eval(callee, env, 0), Some(Val::Func(tm, tf)) if tm == m && tf == f) {
+                continue;
+            }
+            sites += 1;
+            if sites > 1
+                || self
+                    .func(cm, cf)
+                    .is_some_and(|c| in_loop(&c.body, call, false))
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// A module's string constants plus those it imports from modules of the tree
@@ -2527,6 +2792,33 @@ enum Pass {
     Sites,
 }
 
+/// Whether `call` sits in a loop body (or a comprehension) among `stmts`.
+fn in_loop(stmts: &[Stmt], call: &Expr, looping: bool) -> bool {
+    for s in stmts {
+        let inner = looping || matches!(s.kind, StmtKind::For { .. } | StmtKind::While { .. });
+        for e in stmt_exprs(s) {
+            let (mut direct, mut comps) = (Vec::new(), Vec::new());
+            each_call_in(e, &mut direct, &mut Some(&mut comps));
+            if direct.iter().any(|c| std::ptr::eq(*c, call)) {
+                return looping;
+            }
+            for comp in comps {
+                let mut all = Vec::new();
+                each_call(comp, &mut all);
+                if all.iter().any(|c| std::ptr::eq(*c, call)) {
+                    return true;
+                }
+            }
+        }
+        for b in stmt_blocks(s) {
+            if in_loop(b, call, inner) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
     for s in stmts {
         f(s);
@@ -2558,14 +2850,69 @@ fn substitute(args: &[Arg], subst: &[Subst]) -> Vec<Arg> {
     args.iter()
         .map(|a| {
             let mut a = a.clone();
-            if let ExprKind::Name(n) = &a.value.kind
-                && let Some(s) = subst.iter().rev().find(|s| &s.name == n)
-            {
-                a.value = s.value.clone();
+            if !subst.is_empty() {
+                a.value = substitute_expr(&a.value, subst, 0);
             }
             a
         })
         .collect()
+}
+
+/// The constant start of a string built at run time (`f"pkg.tools.{name}"`, `"pkg." + name`).
+fn const_prefix(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Str(s) => s.clone(),
+        ExprKind::FormatStr(parts) => {
+            let mut out = String::new();
+            for p in parts {
+                match p {
+                    mcp_scan_ir::StrPart::Lit(l) => out.push_str(l),
+                    mcp_scan_ir::StrPart::Expr(_) => break,
+                }
+            }
+            out
+        }
+        ExprKind::Binary { op, left, .. } if op == "+" => const_prefix(left),
+        _ => String::new(),
+    }
+}
+
+/// A bound name replaced by its value, also inside the string-building expressions names are
+/// written with (`f"prefix_{name}"`, `"prefix_" + name`).
+fn substitute_expr(e: &Expr, subst: &[Subst], depth: usize) -> Expr {
+    if depth > 8 {
+        return e.clone();
+    }
+    match &e.kind {
+        ExprKind::Name(n) => subst
+            .iter()
+            .rev()
+            .find(|s| &s.name == n)
+            .map_or_else(|| e.clone(), |s| s.value.clone()),
+        ExprKind::FormatStr(parts) => Expr::new(
+            ExprKind::FormatStr(
+                parts
+                    .iter()
+                    .map(|p| match p {
+                        mcp_scan_ir::StrPart::Expr(x) => {
+                            mcp_scan_ir::StrPart::Expr(substitute_expr(x, subst, depth + 1))
+                        }
+                        lit => lit.clone(),
+                    })
+                    .collect(),
+            ),
+            e.span,
+        ),
+        ExprKind::Binary { op, left, right } if op == "+" => Expr::new(
+            ExprKind::Binary {
+                op: op.clone(),
+                left: Box::new(substitute_expr(left, subst, depth + 1)),
+                right: Box::new(substitute_expr(right, subst, depth + 1)),
+            },
+            e.span,
+        ),
+        _ => e.clone(),
+    }
 }
 
 /// A parameter bound to a call argument written in `env` (a loop variable there stays bound).
