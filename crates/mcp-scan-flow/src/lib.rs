@@ -261,6 +261,7 @@ fn analyze_entry(
                 into_target: *into_target,
                 detail: ev.detail.clone(),
                 loc: ev.loc.clone(),
+                service: taint.service.clone(),
             });
             flows.push(TaintFlow {
                 source: label.clone(),
@@ -327,6 +328,8 @@ struct FlowFact {
     into_target: bool,
     detail: Option<String>,
     loc: Loc,
+    /// The service the source names (a credential's, or a configuration variable's).
+    service: Option<String>,
 }
 
 /// Applies static rules to one tool's behaviour.
@@ -346,6 +349,7 @@ fn evaluate_rules(
                 unless_detail,
                 declared_path,
                 description_not_matches,
+                configured_host,
                 ..
             } => {
                 if let Some(re) = description_not_matches
@@ -371,7 +375,19 @@ fn evaluate_rules(
                     {
                         continue;
                     }
-                    let _ = &fact.loc;
+                    // The host comes from the service's configuration and a fixed `/` ends
+                    // it: the parameter can only be in the path (`{base}/vault/{path}`).
+                    if *configured_host
+                        && fact.detail.as_deref().is_some_and(authority_is_configured)
+                        && facts.iter().any(|o| {
+                            o.loc == fact.loc
+                                && o.into_target
+                                && o.service.is_some()
+                                && !b.flows[o.index].source.starts_with("secret:")
+                        })
+                    {
+                        continue;
+                    }
                     let sink_loc = flow.path.last().map(|s| s.location.clone());
                     if let Some(sl) = sink_loc {
                         by_sink.entry(sl).or_default().push(fact);
@@ -426,6 +442,9 @@ fn evaluate_rules(
                 description_matches,
                 description_not_matches,
                 host_declared,
+                declared_network,
+                unless_detail,
+                unless_target_from,
             } => {
                 if let Some(re) = description_matches
                     && !description.is_some_and(|d| re.is_match(d))
@@ -457,6 +476,42 @@ fn evaluate_rules(
                         && desc.contains(&host)
                     {
                         continue;
+                    }
+                    if unless_detail.as_ref().is_some_and(|re| re.is_match(d)) {
+                        continue;
+                    }
+                    // Sources that reach this capability's target.
+                    let into_here = || {
+                        facts.iter().filter(|f| {
+                            let flow = &b.flows[f.index];
+                            f.into_target
+                                && flow.sink_kind == cap.kind
+                                && flow.path.last().map(|s| &s.location) == Some(&cap.location)
+                        })
+                    };
+                    if !unless_target_from.is_empty()
+                        && into_here()
+                            .any(|f| unless_target_from.contains(&b.flows[f.index].source))
+                    {
+                        continue;
+                    }
+                    if let Some(dn) = declared_network {
+                        // Services whose configuration the destination was built from.
+                        let configured: std::collections::BTreeSet<String> = into_here()
+                            .filter(|f| !b.flows[f.index].source.starts_with("secret:"))
+                            .filter_map(|f| f.service.clone())
+                            .collect();
+                        let host = dest_host(&cap.kind, d);
+                        if dn.declares(
+                            description,
+                            &b.tool.name,
+                            &b.tool.server,
+                            &cap.kind,
+                            host.as_deref(),
+                            &configured,
+                        ) {
+                            continue;
+                        }
                     }
                     if !seen_at.insert((cap.location.clone(), cap.via.clone())) {
                         continue;
@@ -523,6 +578,52 @@ fn rule_finding(
     .key(format!("{}:{}:{}", at.file, at.line, at.column))
 }
 
+/// `GET https://…:…/vault/…`: a scheme, a host (and port) the code does not fix, then a fixed
+/// `/`.
+fn authority_is_configured(detail: &str) -> bool {
+    let url = detail.split_whitespace().last().unwrap_or("");
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let Some((authority, _)) = rest.split_once('/') else {
+        return false;
+    };
+    !scheme.is_empty()
+        && !authority.is_empty()
+        && authority.chars().all(|c| c == value::UNKNOWN || c == ':')
+        && authority.matches(value::UNKNOWN).count() <= 2
+}
+
+/// The host a network capability's detail fixes: a URL's host, or a resolved or connected
+/// name (`example.com`, `….evil.com` → `evil.com`, the part the code fixes); None when the code
+/// does not fix it.
+fn dest_host(kind: &str, detail: &str) -> Option<String> {
+    if detail.contains("://") {
+        return host_of(detail);
+    }
+    if kind != "dns" && kind != "socket" {
+        return None;
+    }
+    let name = detail
+        .split_whitespace()
+        .last()?
+        .trim_matches(|c: char| "()'\"".contains(c));
+    let name = name.rsplit_once(':').map_or(name, |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit() || c == value::UNKNOWN) {
+            h
+        } else {
+            name
+        }
+    });
+    let fixed = match name.strip_prefix(value::UNKNOWN) {
+        // `f"{data}.evil.com"`: the fixed suffix is the destination.
+        Some(rest) => rest.trim_start_matches('.'),
+        None => name,
+    };
+    (fixed.contains('.') && !fixed.contains(value::UNKNOWN) && !fixed.contains('/'))
+        .then(|| fixed.to_ascii_lowercase())
+}
+
 fn host_of(detail: &str) -> Option<String> {
     let url = detail.split_whitespace().last()?;
     let rest = url.split_once("://")?.1;
@@ -556,6 +657,27 @@ mod tests {
             Some("api.weather.gov")
         );
         assert_eq!(host_of("⟨param:url⟩"), None);
+        assert_eq!(
+            dest_host("dns", "….tags.beacon-relay.net").as_deref(),
+            Some("tags.beacon-relay.net")
+        );
+        assert_eq!(
+            dest_host("dns", "c2.example.net").as_deref(),
+            Some("c2.example.net")
+        );
+        assert_eq!(dest_host("dns", "…"), None);
+        assert_eq!(dest_host("dns", ""), None);
+        assert_eq!(dest_host("network-fetch", "GET https://…:…/vault/…"), None);
+    }
+
+    #[test]
+    fn a_configured_authority_is_unknown_parts_up_to_a_fixed_slash() {
+        assert!(authority_is_configured("GET https://…:…/vault/…"));
+        assert!(authority_is_configured("POST http://…/search/"));
+        assert!(!authority_is_configured("GET ⟨param:url⟩"));
+        assert!(!authority_is_configured("GET https://…"));
+        assert!(!authority_is_configured("GET https://…….evil.com/x"));
+        assert!(!authority_is_configured("GET https://api.example.com/…"));
         assert_eq!(host_of("http://…/x"), None);
     }
 }
