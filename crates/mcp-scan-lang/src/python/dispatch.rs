@@ -446,13 +446,15 @@ fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
             else {
                 continue;
             };
-            let description = kwarg(args, &ll.description_keyword)
-                .and_then(|e| resolve(e).or_else(|| known_text(e, &consts)))
+            let text = kwarg(args, &ll.description_keyword);
+            let description = text
+                .and_then(resolve)
                 .or_else(|| {
                     class
                         .as_ref()
                         .and_then(|c| self_attr_str(md, c, &ll.description_keyword, &consts, 0))
-                });
+                })
+                .or_else(|| text.and_then(|e| known_text(e, &consts)));
             let params = ll
                 .schema_keywords
                 .iter()
