@@ -126,6 +126,38 @@ fn source_of<'a>(input: &'a Input<'_>, path: &str) -> &'a str {
     input.sources.get(path).map_or("", String::as_str)
 }
 
+/// Sink kinds a number cannot inject into.
+const NUMBER_SAFE: &[&str] = &[
+    "command-exec",
+    "process-exec",
+    "code-eval",
+    "sql",
+    "query",
+    "template",
+    "regex",
+    "file-read",
+    "file-write",
+    "file-delete",
+    "file-list",
+    "file-permission",
+    "archive-extract",
+];
+
+/// `int`, `float`, `bool`, optionally `Optional[...]` or `| None`.
+fn numeric_annotation(a: &str) -> bool {
+    let a = a.trim();
+    let inner = a
+        .strip_prefix("Optional[")
+        .or_else(|| a.strip_prefix("typing.Optional["))
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(a);
+    let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
+    parts.iter().any(|p| matches!(*p, "int" | "float" | "bool"))
+        && parts
+            .iter()
+            .all(|p| matches!(*p, "int" | "float" | "bool" | "None"))
+}
+
 /// Parameters the MCP framework injects (not chosen by the caller).
 fn injected(name: &str, annotation: Option<&str>) -> bool {
     matches!(name, "self" | "cls" | "ctx" | "context")
@@ -152,13 +184,25 @@ fn analyze_entry(
         let v = if injected(&p.name, p.annotation.as_deref()) {
             Val::default()
         } else if declared_names.contains(&p.name.as_str()) || ep.params.is_empty() {
-            Val::labelled(
+            let mut v = Val::labelled(
                 &format!("param:{}", p.name),
                 Hop {
                     loc: def_loc.clone(),
                     note: format!("tool parameter `{}`", p.name),
                 },
-            )
+            );
+            // The framework converts the argument to the annotated number before the call: a
+            // number carries no quote, `../` or shell syntax (it still sizes loops and can be
+            // sent or pick a port).
+            if p.annotation.as_deref().is_some_and(numeric_annotation) {
+                v.sanitize(
+                    &NUMBER_SAFE
+                        .iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>(),
+                );
+            }
+            v
         } else {
             // A dispatcher's argument mapping (`arguments["path"]`): one field per declared
             // parameter, each labelled with its own name.
@@ -668,6 +712,30 @@ mod tests {
         assert_eq!(dest_host("dns", "…"), None);
         assert_eq!(dest_host("dns", ""), None);
         assert_eq!(dest_host("network-fetch", "GET https://…:…/vault/…"), None);
+    }
+
+    #[test]
+    fn number_annotations_are_recognised_and_strings_are_not() {
+        for a in [
+            "int",
+            "float",
+            "bool",
+            "Optional[int]",
+            "int | None",
+            "None | float",
+        ] {
+            assert!(numeric_annotation(a), "{a}");
+        }
+        for a in [
+            "str",
+            "Optional[str]",
+            "int | str",
+            "None",
+            "list[int]",
+            "Any",
+        ] {
+            assert!(!numeric_annotation(a), "{a}");
+        }
     }
 
     #[test]
