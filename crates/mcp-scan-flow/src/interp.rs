@@ -814,6 +814,39 @@ impl Frame<'_, '_, '_> {
                             }
                         }
                     }
+                    // `any(re.match(p, url) for p in PATTERNS)`: the test guards when every
+                    // pattern the loop can take pins what the guard needs.
+                    if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
+                        && let [arg] = args.as_slice()
+                        && let ExprKind::Comprehension {
+                            elements, clauses, ..
+                        } = &arg.value.kind
+                        && let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice())
+                        && let ExprKind::Name(loopvar) = &target.kind
+                        && let ExprKind::Call {
+                            callee: gc,
+                            args: gargs,
+                        } = &el.kind
+                        && let [first, rest @ ..] = gargs.as_slice()
+                        && matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar)
+                    {
+                        let patterns = self.eval(vars, iter).any_element().candidates();
+                        let resolved = self.eval(vars, gc);
+                        for g in &models.guards {
+                            if let (Some(c), Some(p), Some(pats)) =
+                                (&g.callee, &g.pattern, &patterns)
+                                && resolved.refs.contains(&Ref::Api(c.clone()))
+                                && !pats.is_empty()
+                                && pats.iter().all(|k| p.is_match(k))
+                            {
+                                for a in rest {
+                                    for root in all_root_vars(&a.value) {
+                                        self.sanitize_var(vars, &root, &g.kinds);
+                                    }
+                                }
+                            }
+                        }
+                    }
                     let resolved = self.eval(vars, callee);
                     // A helper that checks its argument (`if not allowed(url): raise`).
                     for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
@@ -1481,6 +1514,28 @@ impl Frame<'_, '_, '_> {
             .refs
             .iter()
             .any(|r| matches!(r, Ref::Func(..) | Ref::Bound(..) | Ref::Class(..)));
+        // `patterns.append(p)`: a list of known constants keeps each one as an element; an
+        // element it cannot know makes the list's elements unknown.
+        if let (Some(m @ ("append" | "insert" | "extend")), ExprKind::Attribute { value, .. }) =
+            (method, &callee.kind)
+            && !scanned
+            && let ExprKind::Name(list) = &value.kind
+            && let Some(cur) = vars.get(list.as_str()).cloned()
+            && cur.refs.is_empty()
+            && cur.konst.is_none()
+        {
+            let added = match m {
+                "insert" => positional(&argv, 1).cloned().unwrap_or_default(),
+                "extend" => positional(&argv, 0)
+                    .map(Val::any_element)
+                    .unwrap_or_default(),
+                _ => positional(&argv, 0).cloned().unwrap_or_default(),
+            };
+            let mut next = cur.clone();
+            let key = next.fields.len().to_string();
+            next.set_field(&key, added);
+            vars.insert(list.clone(), next);
+        }
         if let (Some(m), ExprKind::Attribute { value, .. }) = (method, &callee.kind)
             && !scanned
             && self.models().mutators.iter().any(|x| x == m)

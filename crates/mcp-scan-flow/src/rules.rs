@@ -113,7 +113,7 @@ impl DeclaredNetwork {
         };
         let host = host.to_ascii_lowercase();
         if desc.to_ascii_lowercase().contains(&host)
-            || (kind == "network-fetch" && self.fetch.is_match(desc))
+            || (kind == "network-fetch" && self.fetch.is_match(desc) && !internal_host(&host))
         {
             return true;
         }
@@ -132,6 +132,26 @@ impl DeclaredNetwork {
                         .iter()
                         .any(|n| label.starts_with(n.as_str()) || label.ends_with(n.as_str())))
         })
+    }
+}
+
+/// Loopback, private, link-local (cloud metadata) and `.internal`/`.local` hosts: saying that a
+/// tool fetches does not declare reaching the machine's or the cloud's internal services.
+fn internal_host(host: &str) -> bool {
+    let h = host.trim_matches(|c| c == '[' || c == ']');
+    if h == "localhost"
+        || h.ends_with(".localhost")
+        || h.ends_with(".internal")
+        || h.ends_with(".local")
+    {
+        return true;
+    }
+    match h.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Err(_) => false,
     }
 }
 
@@ -607,6 +627,11 @@ mod tests {
         assert!(says(
             "Fetches a URL from the internet.",
             "telemetry.example.net"
+        ));
+        assert!(!says("Fetch data from an endpoint.", "169.254.169.254"));
+        assert!(!says(
+            "Fetch data from an endpoint.",
+            "metadata.google.internal"
         ));
         assert!(!d.declares(
             Some("Fetches a URL from the internet."),
