@@ -1531,10 +1531,19 @@ impl Frame<'_, '_, '_> {
                     .unwrap_or_default(),
                 _ => positional(&argv, 0).cloned().unwrap_or_default(),
             };
-            let mut next = cur.clone();
-            let key = next.fields.len().to_string();
-            next.set_field(&key, added);
-            vars.insert(list.clone(), next);
+            // Bounded, and once an element is unknown nothing more is tracked: loops that
+            // append reach their fixpoint.
+            let unknown = crate::value::UNKNOWN.to_string();
+            if !cur.fields.contains_key(&unknown) && !cur.fields.values().any(|f| *f == added) {
+                let mut next = cur.clone();
+                if added.candidates().is_some() && next.fields.len() < crate::value::MAX_ALTS {
+                    let key = next.fields.len().to_string();
+                    next.set_field(&key, added);
+                } else {
+                    next.set_field(&unknown, Val::default());
+                }
+                vars.insert(list.clone(), next);
+            }
         }
         if let (Some(m), ExprKind::Attribute { value, .. }) = (method, &callee.kind)
             && !scanned
