@@ -219,7 +219,7 @@ pub struct Analyzer<'p, 'm> {
     class_vars: HashMap<(usize, String), Rc<Vars>>,
     /// Which parameters a helper function checks with a guard (`def allowed(u): return
     /// urlparse(u).hostname in HOSTS`), per function: parameter index and kinds made safe.
-    helper_guards: HashMap<(usize, FuncId), Rc<HelperGuards>>,
+    helper_guards: HashMap<(usize, FuncId, bool), Rc<HelperGuards>>,
     analyses: usize,
     /// Why the analysis is incomplete, if a limit was hit.
     pub limit: Option<String>,
@@ -368,7 +368,18 @@ impl<'p, 'm> Analyzer<'p, 'm> {
     /// The parameters function `f` of module `m` tests with a model guard, anywhere in its body
     /// (directly or through a local derived from the parameter), with the kinds made safe.
     fn helper_guards(&mut self, m: usize, f: FuncId) -> Rc<HelperGuards> {
-        if let Some(g) = self.helper_guards.get(&(m, f)) {
+        self.helper_guards_of(m, f, false)
+    }
+
+    /// The parameters function `f` checks with a model guard whose failure raises
+    /// (`if not str(p.resolve()).startswith(root): raise ...`): calling it as a statement
+    /// guards its arguments from then on.
+    fn raising_helper_guards(&mut self, m: usize, f: FuncId) -> Rc<HelperGuards> {
+        self.helper_guards_of(m, f, true)
+    }
+
+    fn helper_guards_of(&mut self, m: usize, f: FuncId, raising: bool) -> Rc<HelperGuards> {
+        if let Some(g) = self.helper_guards.get(&(m, f, raising)) {
             return g.clone();
         }
         let mut out = Vec::new();
@@ -383,6 +394,10 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             let mut assigns = Vec::new();
             let mut tests = Vec::new();
             collect_helper_parts(&func.body, &mut assigns, &mut tests, 0);
+            if raising {
+                tests.clear();
+                collect_raising_tests(&func.body, &mut tests, 0);
+            }
             for _ in 0..4 {
                 let mut changed = false;
                 for (target, value) in &assigns {
@@ -412,7 +427,7 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             }
         }
         let g = Rc::new(out);
-        self.helper_guards.insert((m, f), g.clone());
+        self.helper_guards.insert((m, f, raising), g.clone());
         g
     }
 
@@ -704,6 +719,18 @@ impl Frame<'_, '_, '_> {
                 }
                 StmtKind::Expr(e) => {
                     let _ = self.eval(vars, e);
+                    // `validate_access(path, root)`: a helper that raises unless its check
+                    // holds guards what it checked once it returns.
+                    let call = match &e.kind {
+                        ExprKind::Await(x) => x.as_ref(),
+                        _ => e,
+                    };
+                    if let ExprKind::Call { callee, args } = &call.kind {
+                        let resolved = self.eval(vars, callee);
+                        for (root, kinds) in self.raising_checked_roots(&resolved.refs, args) {
+                            self.sanitize_var(vars, &root, &kinds);
+                        }
+                    }
                 }
                 StmtKind::Return(e) => {
                     let mut v = match e {
@@ -862,6 +889,39 @@ impl Frame<'_, '_, '_> {
                             }
                         }
                     }
+                    // `any(re.match(p, url) for p in PATTERNS)`: the test guards when every
+                    // pattern the loop can take pins what the guard needs.
+                    if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
+                        && let [arg] = args.as_slice()
+                        && let ExprKind::Comprehension {
+                            elements, clauses, ..
+                        } = &arg.value.kind
+                        && let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice())
+                        && let ExprKind::Name(loopvar) = &target.kind
+                        && let ExprKind::Call {
+                            callee: gc,
+                            args: gargs,
+                        } = &el.kind
+                        && let [first, rest @ ..] = gargs.as_slice()
+                        && matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar)
+                    {
+                        let patterns = self.eval(vars, iter).any_element().candidates();
+                        let resolved = self.eval(vars, gc);
+                        for g in &models.guards {
+                            if let (Some(c), Some(p), Some(pats)) =
+                                (&g.callee, &g.pattern, &patterns)
+                                && resolved.refs.contains(&Ref::Api(c.clone()))
+                                && !pats.is_empty()
+                                && pats.iter().all(|k| p.is_match(k))
+                            {
+                                for a in rest {
+                                    for root in all_root_vars(&a.value) {
+                                        self.sanitize_var(vars, &root, &g.kinds);
+                                    }
+                                }
+                            }
+                        }
+                    }
                     let resolved = self.eval(vars, callee);
                     // A helper that checks its argument (`if not allowed(url): raise`).
                     for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
@@ -927,6 +987,23 @@ impl Frame<'_, '_, '_> {
         refs: &BTreeSet<Ref>,
         args: &[Arg],
     ) -> Vec<(String, Vec<String>)> {
+        self.checked_roots(refs, args, false)
+    }
+
+    fn raising_checked_roots(
+        &mut self,
+        refs: &BTreeSet<Ref>,
+        args: &[Arg],
+    ) -> Vec<(String, Vec<String>)> {
+        self.checked_roots(refs, args, true)
+    }
+
+    fn checked_roots(
+        &mut self,
+        refs: &BTreeSet<Ref>,
+        args: &[Arg],
+        raising: bool,
+    ) -> Vec<(String, Vec<String>)> {
         let mut out = Vec::new();
         for r in refs {
             let (mi, fi, shift) = match r {
@@ -934,7 +1011,11 @@ impl Frame<'_, '_, '_> {
                 Ref::Bound(mi, fi) => (*mi, *fi, 1),
                 _ => continue,
             };
-            let hg = self.an.helper_guards(mi, fi);
+            let hg = if raising {
+                self.an.raising_helper_guards(mi, fi)
+            } else {
+                self.an.helper_guards(mi, fi)
+            };
             for (pi, kinds) in hg.iter() {
                 let Some(ai) = pi.checked_sub(shift) else {
                     continue;
@@ -1362,7 +1443,18 @@ impl Frame<'_, '_, '_> {
                         v.taint.insert((*sl).clone(), t);
                         v
                     }
-                    None => Val::labelled(&row.label, hop),
+                    None => {
+                        // A configuration variable: the service it locates, or a scratch label.
+                        let (svc, label) = key
+                            .as_deref()
+                            .and_then(|k| models.config_env(k))
+                            .unwrap_or((None, None));
+                        let mut t = Taint::new(hop);
+                        t.service = svc;
+                        let mut v = Val::default();
+                        v.taint.insert(label.unwrap_or(&row.label).to_string(), t);
+                        v
+                    }
                 };
                 if matches!(key.as_deref(), Some("HOME") | Some("USERPROFILE")) {
                     v.konst = Some("~".to_string());
@@ -1566,6 +1658,37 @@ impl Frame<'_, '_, '_> {
             .refs
             .iter()
             .any(|r| matches!(r, Ref::Func(..) | Ref::Bound(..) | Ref::Class(..)));
+        // `patterns.append(p)`: a list of known constants keeps each one as an element; an
+        // element it cannot know makes the list's elements unknown.
+        if let (Some(m @ ("append" | "insert" | "extend")), ExprKind::Attribute { value, .. }) =
+            (method, &callee.kind)
+            && !scanned
+            && let ExprKind::Name(list) = &value.kind
+            && let Some(cur) = vars.get(list.as_str()).cloned()
+            && cur.refs.is_empty()
+            && cur.konst.is_none()
+        {
+            let added = match m {
+                "insert" => positional(&argv, 1).cloned().unwrap_or_default(),
+                "extend" => positional(&argv, 0)
+                    .map(Val::any_element)
+                    .unwrap_or_default(),
+                _ => positional(&argv, 0).cloned().unwrap_or_default(),
+            };
+            // Bounded, and once an element is unknown nothing more is tracked: loops that
+            // append reach their fixpoint.
+            let unknown = crate::value::UNKNOWN.to_string();
+            if !cur.fields.contains_key(&unknown) && !cur.fields.values().any(|f| *f == added) {
+                let mut next = cur.clone();
+                if added.candidates().is_some() && next.fields.len() < crate::value::MAX_ALTS {
+                    let key = next.fields.len().to_string();
+                    next.set_field(&key, added);
+                } else {
+                    next.set_field(&unknown, Val::default());
+                }
+                vars.insert(list.clone(), next);
+            }
+        }
         if let (Some(m), ExprKind::Attribute { value, .. }) = (method, &callee.kind)
             && !scanned
             && self.models().mutators.iter().any(|x| x == m)
@@ -1839,7 +1962,7 @@ impl Frame<'_, '_, '_> {
             let method = q.rsplit('.').next().unwrap_or(q);
             let keeps_credential = STR_METHODS.contains(&method);
             for (l, t) in r.all_taint() {
-                if t.service.is_some() && !keeps_credential {
+                if l.starts_with("secret:") && t.service.is_some() && !keeps_credential {
                     continue;
                 }
                 crate::value::merge_taint(&mut out.taint, &l, &t);
@@ -1910,6 +2033,15 @@ impl Frame<'_, '_, '_> {
                                 "reads {} from the environment ({what})",
                                 env_name.as_deref().unwrap_or("")
                             ),
+                        )
+                    }
+                    (None, Some(_)) if env_name.is_some() => {
+                        let name = env_name.as_deref().unwrap_or("");
+                        let (svc, label) = models.config_env(name).unwrap_or((None, None));
+                        service = svc;
+                        (
+                            label.map_or_else(|| row.label.clone(), str::to_string),
+                            format!("reads {name} from the environment"),
                         )
                     }
                     _ => (row.label.clone(), format!("{} from {q}()", row.label)),
@@ -2004,13 +2136,24 @@ impl Frame<'_, '_, '_> {
                 }
                 // A credential sent to the service it belongs to (`GITHUB_TOKEN` to
                 // api.github.com) is its use, not a leak.
-                if NETWORK_KINDS.contains(&row.kind.as_str())
-                    && let Some(host) = &dest_host
-                {
-                    taints.retain(|(_, t, _)| {
-                        !t.service
-                            .as_ref()
-                            .is_some_and(|s| host.contains(s.as_str()))
+                // So is one sent to the host that service's configuration names
+                // (`OBSIDIAN_API_KEY` to `OBSIDIAN_HOST`).
+                if NETWORK_KINDS.contains(&row.kind.as_str()) {
+                    let configured: BTreeSet<String> = target
+                        .map(|t| {
+                            t.all_taint()
+                                .into_iter()
+                                .filter(|(l, _)| !l.starts_with("secret:"))
+                                .filter_map(|(_, t)| t.service)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    taints.retain(|(l, t, _)| {
+                        !l.starts_with("secret:")
+                            || !t.service.as_ref().is_some_and(|s| {
+                                dest_host.as_ref().is_some_and(|h| h.contains(s.as_str()))
+                                    || (dest_host.is_none() && configured.contains(s))
+                            })
                     });
                 }
                 // A target that is one of several constants (a loop over a constant tuple) is
@@ -2459,6 +2602,44 @@ const MAX_HELPER_DEPTH: usize = 16;
 
 /// The simple assignments (`name = value`) and the tested expressions (conditions, returned
 /// and asserted values) of a function body.
+/// Tests of `if` statements whose body raises (`if not ok(p): raise E`), at any depth.
+fn collect_raising_tests<'e>(
+    stmts: &'e [mcp_scan_ir::Stmt],
+    tests: &mut Vec<&'e Expr>,
+    depth: usize,
+) {
+    if depth >= MAX_HELPER_DEPTH {
+        return;
+    }
+    for st in stmts {
+        match &st.kind {
+            StmtKind::If { test, then, orelse } => {
+                if then.iter().any(|t| matches!(t.kind, StmtKind::Raise(_))) {
+                    tests.push(test);
+                }
+                collect_raising_tests(then, tests, depth + 1);
+                collect_raising_tests(orelse, tests, depth + 1);
+            }
+            StmtKind::For { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                collect_raising_tests(body, tests, depth + 1);
+                collect_raising_tests(orelse, tests, depth + 1);
+            }
+            StmtKind::Try {
+                body,
+                orelse,
+                finally,
+                ..
+            } => {
+                collect_raising_tests(body, tests, depth + 1);
+                collect_raising_tests(orelse, tests, depth + 1);
+                collect_raising_tests(finally, tests, depth + 1);
+            }
+            StmtKind::With { body, .. } => collect_raising_tests(body, tests, depth + 1),
+            _ => {}
+        }
+    }
+}
+
 fn collect_helper_parts<'e>(
     stmts: &'e [mcp_scan_ir::Stmt],
     assigns: &mut Vec<(String, &'e Expr)>,

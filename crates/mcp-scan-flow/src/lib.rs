@@ -126,6 +126,38 @@ fn source_of<'a>(input: &'a Input<'_>, path: &str) -> &'a str {
     input.sources.get(path).map_or("", String::as_str)
 }
 
+/// Sink kinds a number cannot inject into.
+const NUMBER_SAFE: &[&str] = &[
+    "command-exec",
+    "process-exec",
+    "code-eval",
+    "sql",
+    "query",
+    "template",
+    "regex",
+    "file-read",
+    "file-write",
+    "file-delete",
+    "file-list",
+    "file-permission",
+    "archive-extract",
+];
+
+/// `int`, `float`, `bool`, optionally `Optional[...]` or `| None`.
+fn numeric_annotation(a: &str) -> bool {
+    let a = a.trim();
+    let inner = a
+        .strip_prefix("Optional[")
+        .or_else(|| a.strip_prefix("typing.Optional["))
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(a);
+    let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
+    parts.iter().any(|p| matches!(*p, "int" | "float" | "bool"))
+        && parts
+            .iter()
+            .all(|p| matches!(*p, "int" | "float" | "bool" | "None"))
+}
+
 /// Parameters the MCP framework injects (not chosen by the caller).
 fn injected(name: &str, annotation: Option<&str>) -> bool {
     matches!(name, "self" | "cls" | "ctx" | "context")
@@ -152,13 +184,25 @@ fn analyze_entry(
         let v = if injected(&p.name, p.annotation.as_deref()) {
             Val::default()
         } else if declared_names.contains(&p.name.as_str()) || ep.params.is_empty() {
-            Val::labelled(
+            let mut v = Val::labelled(
                 &format!("param:{}", p.name),
                 Hop {
                     loc: def_loc.clone(),
                     note: format!("tool parameter `{}`", p.name),
                 },
-            )
+            );
+            // The framework converts the argument to the annotated number before the call: a
+            // number carries no quote, `../` or shell syntax (it still sizes loops and can be
+            // sent or pick a port).
+            if p.annotation.as_deref().is_some_and(numeric_annotation) {
+                v.sanitize(
+                    &NUMBER_SAFE
+                        .iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>(),
+                );
+            }
+            v
         } else {
             // A dispatcher's argument mapping (`arguments["path"]`): one field per declared
             // parameter, each labelled with its own name.
@@ -280,6 +324,7 @@ fn analyze_entry(
                 into_target: *into_target,
                 detail: ev.detail.clone(),
                 loc: ev.loc.clone(),
+                service: taint.service.clone(),
             });
             flows.push(TaintFlow {
                 source: label.clone(),
@@ -346,6 +391,8 @@ struct FlowFact {
     into_target: bool,
     detail: Option<String>,
     loc: Loc,
+    /// The service the source names (a credential's, or a configuration variable's).
+    service: Option<String>,
 }
 
 /// Applies static rules to one tool's behaviour.
@@ -366,6 +413,7 @@ fn evaluate_rules(
                 unless_detail,
                 declared_path,
                 description_not_matches,
+                configured_host,
                 ..
             } => {
                 if let Some(re) = description_not_matches
@@ -400,7 +448,19 @@ fn evaluate_rules(
                     {
                         continue;
                     }
-                    let _ = &fact.loc;
+                    // The host comes from the service's configuration and a fixed `/` ends
+                    // it: the parameter can only be in the path (`{base}/vault/{path}`).
+                    if *configured_host
+                        && fact.detail.as_deref().is_some_and(authority_is_configured)
+                        && facts.iter().any(|o| {
+                            o.loc == fact.loc
+                                && o.into_target
+                                && o.service.is_some()
+                                && !b.flows[o.index].source.starts_with("secret:")
+                        })
+                    {
+                        continue;
+                    }
                     let sink_loc = flow.path.last().map(|s| s.location.clone());
                     if let Some(sl) = sink_loc {
                         by_sink.entry(sl).or_default().push(fact);
@@ -461,6 +521,9 @@ fn evaluate_rules(
                 unless_removed,
                 unless_kinds,
                 classes,
+                declared_network,
+                unless_detail,
+                unless_target_from,
             } => {
                 if b.capabilities
                     .iter()
@@ -516,6 +579,42 @@ fn evaluate_rules(
                         && desc.contains(&host)
                     {
                         continue;
+                    }
+                    if unless_detail.as_ref().is_some_and(|re| re.is_match(d)) {
+                        continue;
+                    }
+                    // Sources that reach this capability's target.
+                    let into_here = || {
+                        facts.iter().filter(|f| {
+                            let flow = &b.flows[f.index];
+                            f.into_target
+                                && flow.sink_kind == cap.kind
+                                && flow.path.last().map(|s| &s.location) == Some(&cap.location)
+                        })
+                    };
+                    if !unless_target_from.is_empty()
+                        && into_here()
+                            .any(|f| unless_target_from.contains(&b.flows[f.index].source))
+                    {
+                        continue;
+                    }
+                    if let Some(dn) = declared_network {
+                        // Services whose configuration the destination was built from.
+                        let configured: std::collections::BTreeSet<String> = into_here()
+                            .filter(|f| !b.flows[f.index].source.starts_with("secret:"))
+                            .filter_map(|f| f.service.clone())
+                            .collect();
+                        let host = dest_host(&cap.kind, d);
+                        if dn.declares(
+                            description,
+                            &b.tool.name,
+                            &b.tool.server,
+                            &cap.kind,
+                            host.as_deref(),
+                            &configured,
+                        ) {
+                            continue;
+                        }
                     }
                     if !seen_at.insert((cap.location.clone(), cap.via.clone())) {
                         continue;
@@ -583,6 +682,52 @@ fn rule_finding(
     .key(format!("{}:{}:{}", at.file, at.line, at.column))
 }
 
+/// `GET https://…:…/vault/…`: a scheme, a host (and port) the code does not fix, then a fixed
+/// `/`.
+fn authority_is_configured(detail: &str) -> bool {
+    let url = detail.split_whitespace().last().unwrap_or("");
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let Some((authority, _)) = rest.split_once('/') else {
+        return false;
+    };
+    !scheme.is_empty()
+        && !authority.is_empty()
+        && authority.chars().all(|c| c == value::UNKNOWN || c == ':')
+        && authority.matches(value::UNKNOWN).count() <= 2
+}
+
+/// The host a network capability's detail fixes: a URL's host, or a resolved or connected
+/// name (`example.com`, `….evil.com` → `evil.com`, the part the code fixes); None when the code
+/// does not fix it.
+fn dest_host(kind: &str, detail: &str) -> Option<String> {
+    if detail.contains("://") {
+        return host_of(detail);
+    }
+    if kind != "dns" && kind != "socket" {
+        return None;
+    }
+    let name = detail
+        .split_whitespace()
+        .last()?
+        .trim_matches(|c: char| "()'\"".contains(c));
+    let name = name.rsplit_once(':').map_or(name, |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit() || c == value::UNKNOWN) {
+            h
+        } else {
+            name
+        }
+    });
+    let fixed = match name.strip_prefix(value::UNKNOWN) {
+        // `f"{data}.evil.com"`: the fixed suffix is the destination.
+        Some(rest) => rest.trim_start_matches('.'),
+        None => name,
+    };
+    (fixed.contains('.') && !fixed.contains(value::UNKNOWN) && !fixed.contains('/'))
+        .then(|| fixed.to_ascii_lowercase())
+}
+
 fn host_of(detail: &str) -> Option<String> {
     let url = detail.split_whitespace().last()?;
     let rest = url.split_once("://")?.1;
@@ -616,6 +761,51 @@ mod tests {
             Some("api.weather.gov")
         );
         assert_eq!(host_of("⟨param:url⟩"), None);
+        assert_eq!(
+            dest_host("dns", "….tags.beacon-relay.net").as_deref(),
+            Some("tags.beacon-relay.net")
+        );
+        assert_eq!(
+            dest_host("dns", "c2.example.net").as_deref(),
+            Some("c2.example.net")
+        );
+        assert_eq!(dest_host("dns", "…"), None);
+        assert_eq!(dest_host("dns", ""), None);
+        assert_eq!(dest_host("network-fetch", "GET https://…:…/vault/…"), None);
+    }
+
+    #[test]
+    fn number_annotations_are_recognised_and_strings_are_not() {
+        for a in [
+            "int",
+            "float",
+            "bool",
+            "Optional[int]",
+            "int | None",
+            "None | float",
+        ] {
+            assert!(numeric_annotation(a), "{a}");
+        }
+        for a in [
+            "str",
+            "Optional[str]",
+            "int | str",
+            "None",
+            "list[int]",
+            "Any",
+        ] {
+            assert!(!numeric_annotation(a), "{a}");
+        }
+    }
+
+    #[test]
+    fn a_configured_authority_is_unknown_parts_up_to_a_fixed_slash() {
+        assert!(authority_is_configured("GET https://…:…/vault/…"));
+        assert!(authority_is_configured("POST http://…/search/"));
+        assert!(!authority_is_configured("GET ⟨param:url⟩"));
+        assert!(!authority_is_configured("GET https://…"));
+        assert!(!authority_is_configured("GET https://…….evil.com/x"));
+        assert!(!authority_is_configured("GET https://api.example.com/…"));
         assert_eq!(host_of("http://…/x"), None);
     }
 }

@@ -170,6 +170,14 @@ pub struct SecretEnv {
     pub what: String,
 }
 
+/// A configuration variable name pattern: its `service` capture names the service whose
+/// location it holds; `label` (when set) replaces the reading call's label (`env:scratch`).
+#[derive(Debug, Clone)]
+pub struct ConfigEnv {
+    pub pattern: Regex,
+    pub label: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Guard {
     pub method: Option<String>,
@@ -212,6 +220,9 @@ pub struct Models {
     /// Methods that store their arguments into their receiver (`append`, `set_content`).
     pub mutators: Vec<String>,
     pub secret_env: Vec<SecretEnv>,
+    /// Configuration variables (`[[config_env]]`): where a service lives (`JIRA_URL`), or a
+    /// scratch directory (`PDF_TEMP_DIR`).
+    pub config_env: Vec<ConfigEnv>,
     /// Methods that wait for a `background` object (`p.wait()`, `t.join()`): a process or
     /// thread waited for in the call does not outlive it.
     pub joiners: Vec<String>,
@@ -272,7 +283,29 @@ impl Models {
                 what: p.what,
             });
         }
+        for p in raw.config_env {
+            let pattern = Regex::new(p.pattern.get_ref())
+                .map_err(|e| src.error(p.pattern.span(), format!("bad regex: {e}")))?;
+            m.config_env.push(ConfigEnv {
+                pattern,
+                label: p.label,
+            });
+        }
         Ok(m)
+    }
+
+    /// The service a configuration variable locates (`OBSIDIAN_HOST` → `obsidian`) and the
+    /// label its value carries instead of the reading call's (a scratch directory), if `name`
+    /// is one. Credentials are not configuration: [`Models::secret_env`] decides first.
+    pub fn config_env(&self, name: &str) -> Option<(Option<String>, Option<&str>)> {
+        self.config_env.iter().find_map(|c| {
+            let caps = c.pattern.captures(name)?;
+            let service = caps
+                .name("service")
+                .map(|m| m.as_str().to_ascii_lowercase())
+                .filter(|s| s.len() >= 3);
+            Some((service, c.label.as_deref()))
+        })
     }
 
     /// What a secret-looking environment variable is, and the service it belongs to, if
@@ -706,6 +739,17 @@ struct RawSensitiveFile {
     path: Vec<RawSensitive>,
     #[serde(default)]
     env: Vec<RawSensitive>,
+    #[serde(default)]
+    config_env: Vec<RawConfigEnv>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfigEnv {
+    pattern: toml::Spanned<String>,
+    #[allow(dead_code)]
+    what: String,
+    label: Option<String>,
 }
 
 #[derive(Deserialize)]

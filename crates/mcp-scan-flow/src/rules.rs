@@ -37,6 +37,9 @@ pub enum Match {
         declared_path: Option<DeclaredPath>,
         /// A declared text matching this says the flow is the tool's purpose.
         description_not_matches: Option<Regex>,
+        /// Exempts URLs whose host comes from a service's configuration (`OBSIDIAN_HOST`)
+        /// and ends at a fixed `/`: a parameter after it only picks a path on that host.
+        configured_host: bool,
     },
     Capability {
         kinds: Vec<String>,
@@ -53,6 +56,13 @@ pub enum Match {
         /// When present, only details of one of these classes match, each declared by its
         /// own words: reading the mount table is declared by "disks", not by "logs".
         classes: Vec<DetailClass>,
+        /// Judges whether the tool's name and description declare the network use.
+        declared_network: Option<DeclaredNetwork>,
+        /// Details that exempt the capability (`chmod` to an owner-only mode).
+        unless_detail: Option<Regex>,
+        /// Source labels that exempt it when they reach its target (`env:scratch`: the
+        /// tool's own working directory).
+        unless_target_from: Vec<String>,
     },
 }
 
@@ -70,6 +80,187 @@ impl DetailClass {
     pub fn of<'c>(classes: &'c [DetailClass], detail: &str) -> Option<&'c DetailClass> {
         classes.iter().find(|c| c.detail.is_match(detail))
     }
+}
+
+/// Whether a tool's name and description declare a network capability, judged on what they
+/// say rather than on loose words. A destination fixed in code is declared by naming it (or,
+/// for a fetch that sends nothing, by saying the tool downloads): its host, or the service a
+/// label of the host names (`export.arxiv.org` by "arXiv",
+/// `api.wolframalpha.com` by "Wolfram Alpha"). A destination the code does not fix
+/// (configured, given by the caller, taken from an answer) is declared by saying that the tool
+/// uses the network (`access`), or by naming the service its configuration locates
+/// (`OBSIDIAN_HOST` by "obsidian") or a service the description names and the tool's name
+/// repeats ("Jira" in `jira_get_issue`). A name the code does not fix resolved through DNS
+/// names no destination at all (a name carrying data is a flow rule's finding); a fixed one is
+/// declared like any host, or by saying the tool resolves names (`dns`).
+#[derive(Debug, Clone)]
+pub struct DeclaredNetwork {
+    pub access: Regex,
+    /// Words saying the tool reads from the network (`download`, `https`): they declare
+    /// fetching from a fixed host, never sending to one.
+    pub fetch: Regex,
+    pub dns: Regex,
+    /// Host labels that name no service (`www`, `api`, top-level domains).
+    pub generic_labels: Vec<String>,
+}
+
+impl DeclaredNetwork {
+    pub fn declares(
+        &self,
+        description: Option<&str>,
+        tool: &str,
+        server: &str,
+        kind: &str,
+        host: Option<&str>,
+        configured: &std::collections::BTreeSet<String>,
+    ) -> bool {
+        let desc = description.unwrap_or("");
+        let desc_words: Vec<String> = words(desc)
+            .into_iter()
+            .map(|(w, _)| w.to_lowercase())
+            .collect();
+        // The tool's and its server's names are read by the agent and the user too
+        // (`mcp-server-arxiv`, `jira_get_issue`).
+        let name_words: Vec<String> = words(&split_camel(&format!("{tool} {server}")))
+            .into_iter()
+            .map(|(w, _)| w.to_lowercase())
+            .collect();
+        if kind == "dns" && self.dns.is_match(desc) {
+            return true;
+        }
+        let Some(host) = host else {
+            if kind == "dns" {
+                return true;
+            }
+            let proper = proper_nouns(desc);
+            return self.access.is_match(desc)
+                || configured
+                    .iter()
+                    .any(|s| desc_words.contains(s) || name_words.contains(s))
+                || proper.iter().any(|p| name_words.contains(p));
+        };
+        let host = host.to_ascii_lowercase();
+        if desc.to_ascii_lowercase().contains(&host)
+            || (kind == "network-fetch" && self.fetch.is_match(desc) && !internal_host(&host))
+        {
+            return true;
+        }
+        // Names written as such (`AWS`, `GitHub`), and the words of the tool's and server's
+        // names, also declare hosts that extend them (`amazonaws`, `postmarkapp`).
+        let mut named = service_names(desc);
+        named.extend(name_words.iter().filter(|w| w.len() >= 4).cloned());
+        host.split('.').any(|label| {
+            let label = label.replace('-', "");
+            label.len() >= 3
+                && !label.chars().all(|c| c.is_ascii_digit())
+                && !self.generic_labels.contains(&label)
+                && (names(&desc_words, &label)
+                    || names(&name_words, &label)
+                    || named
+                        .iter()
+                        .any(|n| label.starts_with(n.as_str()) || label.ends_with(n.as_str())))
+        })
+    }
+}
+
+/// Loopback, private, link-local (cloud metadata) and `.internal`/`.local` hosts: saying that a
+/// tool fetches does not declare reaching the machine's or the cloud's internal services.
+fn internal_host(host: &str) -> bool {
+    let h = host.trim_matches(|c| c == '[' || c == ']');
+    if h == "localhost"
+        || h.ends_with(".localhost")
+        || h.ends_with(".internal")
+        || h.ends_with(".local")
+    {
+        return true;
+    }
+    match h.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified()
+        }
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Err(_) => false,
+    }
+}
+
+/// Whether consecutive words (one to three) spell `label` (`Wolfram Alpha` → `wolframalpha`).
+fn names(words: &[String], label: &str) -> bool {
+    (0..words.len()).any(|i| {
+        let mut joined = String::new();
+        words[i..].iter().take(3).any(|w| {
+            joined.push_str(w);
+            joined == label
+        })
+    })
+}
+
+/// Alphanumeric words, each with whether it starts a sentence (the first word, or one after
+/// `.`, `!`, `?`, `:`, a line break or a list marker).
+fn words(text: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut at_start = true;
+    let mut begin: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() {
+            begin.get_or_insert(i);
+            continue;
+        }
+        if let Some(b) = begin.take() {
+            out.push((&text[b..i], at_start));
+            at_start = false;
+        }
+        if matches!(
+            c,
+            '.' | '!' | '?' | ':' | '\n' | '-' | '*' | '#' | '(' | '"'
+        ) {
+            at_start = true;
+        }
+    }
+    if let Some(b) = begin {
+        out.push((&text[b..], at_start));
+    }
+    out
+}
+
+/// Words written as names inside a sentence (`Jira`, `arXiv`, `GitHub`), lowercased: a
+/// capital and a small letter, not the sentence's first word.
+fn proper_nouns(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|(w, start)| {
+            !start
+                && w.chars().any(|c| c.is_uppercase())
+                && w.chars().any(|c| c.is_lowercase())
+                && w.chars().count() >= 3
+        })
+        .map(|(w, _)| w.to_lowercase())
+        .collect()
+}
+
+/// Proper nouns and acronyms of three letters or more (`AWS`, `Jira`), lowercased.
+fn service_names(text: &str) -> Vec<String> {
+    let mut out = proper_nouns(text);
+    out.extend(
+        words(text)
+            .into_iter()
+            .filter(|(w, _)| w.len() >= 3 && w.chars().all(|c| c.is_ascii_uppercase()))
+            .map(|(w, _)| w.to_lowercase()),
+    );
+    out
+}
+
+/// `queryWolframAlpha` → `query Wolfram Alpha` (tool names are identifiers).
+fn split_camel(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.push(c);
+    }
+    out
 }
 
 /// A parameter declared to be a path (its name says so) on a tool whose description says it
@@ -210,6 +401,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                         })
                         .transpose()?,
                     description_not_matches: re(&m.description_not_matches)?,
+                    configured_host: m.configured_host,
                 }
             }
             "capability" => Match::Capability {
@@ -240,6 +432,68 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                         })
                     })
                     .collect::<Result<_, _>>()?,
+                declared_network: m
+                    .declared_network
+                    .as_ref()
+                    .map(|d| -> Result<DeclaredNetwork, RuleError> {
+                        let rx = |r: &toml::Spanned<String>| {
+                            Regex::new(r.get_ref())
+                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+                        };
+                        Ok(DeclaredNetwork {
+                            access: rx(&d.access)?,
+                            fetch: rx(&d.fetch)?,
+                            dns: rx(&d.dns)?,
+                            generic_labels: d.generic_labels.clone(),
+                        })
+                    })
+                    .transpose()?,
+                    description_not_matches: re(&m.description_not_matches)?,
+                    configured_host: m.configured_host,
+                }
+            }
+            "capability" => Match::Capability {
+                kinds: kinds(&m.kinds)?,
+                detail: re(&m.detail)?,
+                sensitive_detail: m.sensitive_detail,
+                description_matches: re(&m.description_matches)?,
+                description_not_matches: re(&m.description_not_matches)?,
+                host_declared: m.host_declared,
+                unless_removed: m.unless_removed,
+                unless_kinds: if m.unless_kinds.is_empty() {
+                    Vec::new()
+                } else {
+                    kinds(&m.unless_kinds)?
+                },
+                classes: m
+                    .classes
+                    .iter()
+                    .map(|c| -> Result<DetailClass, RuleError> {
+                declared_network: m
+                    .declared_network
+                    .as_ref()
+                    .map(|d| -> Result<DeclaredNetwork, RuleError> {
+                        let rx = |r: &toml::Spanned<String>| {
+                            Regex::new(r.get_ref())
+                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+                        };
+                        Ok(DetailClass {
+                            detail: rx(&c.detail)?,
+                            what: c.what.clone(),
+                            declared: rx(&c.declared)?,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+                        Ok(DeclaredNetwork {
+                            access: rx(&d.access)?,
+                            fetch: rx(&d.fetch)?,
+                            dns: rx(&d.dns)?,
+                            generic_labels: d.generic_labels.clone(),
+                        })
+                    })
+                    .transpose()?,
+                unless_detail: re(&m.unless_detail)?,
+                unless_target_from: m.unless_target_from.clone(),
             },
             other => {
                 return Err(src.error(
@@ -309,6 +563,12 @@ struct RawMatch {
     unless_kinds: Vec<toml::Spanned<String>>,
     #[serde(default)]
     classes: Vec<RawDetailClass>,
+    #[serde(default)]
+    declared_network: Option<RawDeclaredNetwork>,
+    #[serde(default)]
+    unless_target_from: Vec<String>,
+    #[serde(default)]
+    configured_host: bool,
 }
 
 #[derive(Deserialize)]
@@ -317,6 +577,16 @@ struct RawDetailClass {
     detail: toml::Spanned<String>,
     what: String,
     declared: toml::Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDeclaredNetwork {
+    access: toml::Spanned<String>,
+    fetch: toml::Spanned<String>,
+    dns: toml::Spanned<String>,
+    #[serde(default)]
+    generic_labels: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -417,6 +687,160 @@ mod tests {
             .position(|l| l.contains("telepathy"))
             .map(|i| i + 1);
         assert_eq!(Some(e.line), line, "{e}");
+    }
+
+    fn s010() -> DeclaredNetwork {
+        let rules = load(STATIC_RULE_FILES).expect("rules load");
+        let r = rules
+            .iter()
+            .find(|r| r.meta.id == "MCPS-S010")
+            .expect("S010");
+        match &r.matcher {
+            Match::Capability {
+                declared_network: Some(d),
+                ..
+            } => d.clone(),
+            _ => panic!("S010 judges declared network use"),
+        }
+    }
+
+    #[test]
+    fn a_fixed_host_is_declared_by_its_name_or_its_service_and_not_by_loose_words() {
+        let d = s010();
+        let none = std::collections::BTreeSet::new();
+        let says = |desc: &str, host: &str| {
+            d.declares(
+                Some(desc),
+                "tool",
+                "srv",
+                "network-fetch",
+                Some(host),
+                &none,
+            )
+        };
+        assert!(says("Download a paper from arXiv.", "export.arxiv.org"));
+        assert!(says(
+            "Use Wolfram Alpha to answer a question.",
+            "api.wolframalpha.com"
+        ));
+        assert!(says(
+            "Fetch services from AWS China documentation.",
+            "docs.amazonaws.cn"
+        ));
+        assert!(says("Posts to hooks.example.com.", "hooks.example.com"));
+        assert!(!says(
+            "Formats a report for the API server.",
+            "collector.metrics-hub.net"
+        ));
+        assert!(!says("Search the notes.", "93.184.216.34"));
+        assert!(says(
+            "Fetches a URL from the internet.",
+            "telemetry.example.net"
+        ));
+        assert!(!says("Fetch data from an endpoint.", "169.254.169.254"));
+        assert!(!says(
+            "Fetch data from an endpoint.",
+            "metadata.google.internal"
+        ));
+        assert!(!d.declares(
+            Some("Fetches a URL from the internet."),
+            "tool",
+            "srv",
+            "network-send",
+            Some("telemetry.example.net"),
+            &none
+        ));
+        // The server's name counts: a tool of `postmark-mcp` talks to postmarkapp.com.
+        assert!(d.declares(
+            Some("List email templates."),
+            "list_templates",
+            "postmark-mcp",
+            "network-fetch",
+            Some("api.postmarkapp.com"),
+            &none
+        ));
+    }
+
+    #[test]
+    fn a_destination_the_code_does_not_fix_is_declared_by_access_words_or_its_service() {
+        let d = s010();
+        let none = std::collections::BTreeSet::new();
+        let obsidian = std::collections::BTreeSet::from(["obsidian".to_string()]);
+        assert!(d.declares(
+            Some("Search the notes."),
+            "notes",
+            "srv",
+            "network-send",
+            None,
+            &none
+        ));
+        assert!(d.declares(
+            Some("Get details of a specific Jira issue."),
+            "jira_get_issue",
+            "srv",
+            "network-fetch",
+            None,
+            &none
+        ));
+        assert!(d.declares(
+            Some("Return a file of your vault."),
+            "obsidian_get_file",
+            "srv",
+            "network-fetch",
+            None,
+            &obsidian
+        ));
+        assert!(!d.declares(
+            Some("Return a file of your vault."),
+            "get_file",
+            "srv",
+            "network-fetch",
+            None,
+            &none
+        ));
+        assert!(!d.declares(
+            Some("Formats a note."),
+            "format_note",
+            "srv",
+            "network-send",
+            None,
+            &obsidian
+        ));
+        // A name the code does not fix resolved through DNS names no destination; a fixed one
+        // is declared only by saying the tool resolves names.
+        assert!(d.declares(
+            Some("Formats a note."),
+            "format_note",
+            "srv",
+            "dns",
+            None,
+            &none
+        ));
+        assert!(!d.declares(
+            Some("Formats a note."),
+            "format_note",
+            "srv",
+            "dns",
+            Some("beacon-relay.net"),
+            &none
+        ));
+        assert!(d.declares(
+            Some("Resolves a hostname."),
+            "lookup",
+            "srv",
+            "dns",
+            Some("example.com"),
+            &none
+        ));
+    }
+
+    #[test]
+    fn proper_nouns_are_capitalised_words_inside_a_sentence() {
+        assert_eq!(
+            proper_nouns("Get a Jira issue. Returns arXiv data"),
+            vec!["jira", "arxiv"]
+        );
+        assert!(proper_nouns("Formats a note.").is_empty());
     }
 
     #[test]

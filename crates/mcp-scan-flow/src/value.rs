@@ -262,9 +262,30 @@ impl Val {
         if all_const {
             out.set_candidates(alts);
         }
+        // Records (`[{"regex": r"^https://a/"}, {"regex": ...}]`): each field is the join of
+        // that field over the elements; failing that, a field every element has is one of
+        // their constants for that field.
         if all_containers {
             for (k, v) in joined.fields {
                 out.set_field(&k, v);
+            }
+        } else if let Some(first) = self.fields.values().next()
+            && self.fields.values().all(|f| !f.fields.is_empty())
+        {
+            for key in first.fields.keys() {
+                let mut c = BTreeSet::new();
+                let known = self.fields.values().all(|f| {
+                    f.fields
+                        .get(key)
+                        .and_then(Val::candidates)
+                        .map(|k| c.extend(k))
+                        .is_some()
+                });
+                if known && c.len() <= MAX_ALTS {
+                    let mut v = Val::default();
+                    v.set_candidates(c);
+                    out.fields.insert(key.clone(), v);
+                }
             }
         }
         out

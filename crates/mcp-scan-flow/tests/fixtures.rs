@@ -553,6 +553,45 @@ fn description_mismatch_names_tracking_storage_fake_encryption_and_planted_text_
 }
 
 #[test]
+fn network_use_is_declared_by_naming_the_host_its_service_or_the_configured_service() {
+    let s = check_fixture("declared_network");
+    let rules_of = |tool: &str| -> Vec<String> {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .map(|r| r.findings.iter().map(|f| f.rule_id.clone()).collect())
+            .unwrap_or_else(|| panic!("{tool}: not analysed\n{}", describe(&s.results)))
+    };
+    for honest in [
+        "download_paper",
+        "list_available_services",
+        "notesapp_get_note",
+        "jira_get_issue",
+    ] {
+        assert!(
+            rules_of(honest).is_empty(),
+            "{honest}: {:?}",
+            rules_of(honest)
+        );
+    }
+    assert!(rules_of("format_report").contains(&"MCPS-S010".to_string()));
+    assert!(rules_of("tag_note").contains(&"MCPS-S010".to_string()));
+    let share = rules_of("notesapp_share_note");
+    assert!(share.contains(&"MCPS-S001".to_string()) && share.contains(&"MCPS-S010".to_string()));
+    // The caller's path really reaches the configured host: silence is a judgement. (The
+    // token sent to its own service's host is its use and leaves no flow.)
+    let get = behavior(&s, "notesapp_get_note");
+    assert!(
+        get.flows
+            .iter()
+            .any(|f| f.source == "param:path" && f.sink_kind.starts_with("network"))
+            && !get.flows.iter().any(|f| f.source == "secret:env"),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn query_shapes_bind_values_in_fixed_slots_and_flag_queries_the_caller_shapes() {
     let s = check_fixture("query_shapes");
     // The honest filter reaches the same find(); its parameters sit in fixed slots.
@@ -589,5 +628,29 @@ fn query_shapes_bind_values_in_fixed_slots_and_flag_queries_the_caller_shapes() 
             .capabilities
             .iter()
             .all(|c| c.kind != "template")
+    );
+}
+
+#[test]
+fn scratch_copies_and_owner_only_permissions_keep_a_read_only_claim_and_raising_checks_guard() {
+    let s = check_fixture("scratch_and_validators");
+    let count = behavior(&s, "count_pages");
+    for kind in ["file-write", "file-delete", "file-permission"] {
+        assert!(
+            count.capabilities.iter().any(|c| c.kind == kind),
+            "count_pages must still show its {kind}\n{}",
+            describe(&s.results)
+        );
+    }
+    let checked = behavior(&s, "get_source");
+    assert!(
+        checked
+            .flows
+            .iter()
+            .filter(|f| f.sink_kind == "file-read")
+            .all(|f| f.sanitized)
+            && checked.flows.iter().any(|f| f.sink_kind == "file-read"),
+        "{}",
+        describe(&s.results)
     );
 }

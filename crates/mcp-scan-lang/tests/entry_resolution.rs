@@ -1271,3 +1271,40 @@ def main():
     assert_eq!(tools(&t), ["read_rows"]);
     no_gaps(&t);
 }
+
+fn description_of(t: &ParsedTree, tool: &str) -> Option<String> {
+    t.modules
+        .iter()
+        .flat_map(|m| m.entry_points.iter())
+        .find(|e| e.kind == EntityKind::Tool && e.name == tool)
+        .and_then(|e| e.description.clone())
+}
+
+#[test]
+fn low_level_tools_take_descriptions_declared_in_other_modules_by_imported_names() {
+    // The dispatcher branches on literal names; the declarations name the tools by an enum
+    // imported from another module and add run-time text, or sit in another module entirely.
+    let t = scan(&[
+        (
+            "names.py",
+            "from enum import Enum\n\nclass Tools(str, Enum):\n    SEARCH = \"search_notes\"\n",
+        ),
+        (
+            "fetch_decl.py",
+            "import mcp.types as types\n\nfetch_tool = types.Tool(\n    name=\"fetch_paper\",\n    description=(\n        \"Download a paper from arXiv. \"\n        \"Returns its text.\"\n    ),\n    inputSchema={\"type\": \"object\"},\n)\n",
+        ),
+        (
+            "server.py",
+            "import mcp.types as types\nfrom mcp.server import Server\nfrom names import Tools\nfrom fetch_decl import fetch_tool\n\nserver = Server(\"notes\")\n\n@server.list_tools()\nasync def list_tools():\n    suffix = load_suffix()\n    return [\n        types.Tool(name=Tools.SEARCH.value, description=\"Search the notes in Acme.\" + suffix, inputSchema={\"type\": \"object\"}),\n        fetch_tool,\n    ]\n\n@server.call_tool()\nasync def call_tool(name, arguments):\n    match name:\n        case \"search_notes\":\n            return search(arguments[\"q\"])\n        case \"fetch_paper\":\n            return fetch(arguments[\"id\"])\n    raise ValueError(name)\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), vec!["fetch_paper", "search_notes"]);
+    assert_eq!(
+        description_of(&t, "search_notes").as_deref(),
+        Some("Search the notes in Acme.")
+    );
+    assert_eq!(
+        description_of(&t, "fetch_paper").as_deref(),
+        Some("Download a paper from arXiv. Returns its text.")
+    );
+}

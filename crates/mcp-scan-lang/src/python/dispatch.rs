@@ -5,8 +5,8 @@
 //! cannot be attributed per tool is a coverage gap.
 
 use super::entry::{
-    const_str, declared_params, first_positional, kwarg, low_level_entries, module_constants,
-    schema_params,
+    const_str, declared_params, first_positional, known_text, kwarg, low_level_entries,
+    module_constants, schema_params,
 };
 use crate::queries::Frameworks;
 use mcp_scan_core::{CoverageGap, DeclaredParam, EntityKind, GapKind};
@@ -48,6 +48,10 @@ pub(crate) fn split_dispatchers(
     gaps: &mut Vec<CoverageGap>,
 ) {
     if sites.is_empty() {
+        if undescribed(mods) {
+            let decls = declared_tools(mods, fw);
+            describe_from_declarations(mods, &decls);
+        }
         return;
     }
     let mut decls: Option<Vec<Decl>> = None;
@@ -224,6 +228,64 @@ pub(crate) fn split_dispatchers(
             ),
         });
     }
+    if undescribed(mods) {
+        let decls = decls.unwrap_or_else(|| declared_tools(mods, fw));
+        describe_from_declarations(mods, &decls);
+    }
+}
+
+fn undescribed(mods: &[Module]) -> bool {
+    mods.iter().any(|md| {
+        md.entry_points
+            .iter()
+            .any(|e| e.kind == EntityKind::Tool && e.description.is_none())
+    })
+}
+
+/// The module's constants and those it imports from scanned modules (`from .utils import
+/// Tools` makes `Tools.SEARCH` known), so that declarations naming a tool by an imported enum
+/// member resolve.
+fn constants_with_imports(mods: &[Module], md: &Module) -> HashMap<String, String> {
+    let mut consts = module_constants(md);
+    for imp in &md.imports {
+        let Some(src) = mods.iter().find(|m| m.name == imp.module) else {
+            continue;
+        };
+        for (k, v) in module_constants(src) {
+            let local = match &imp.symbol {
+                Some(sym) if &k == sym => imp.local.clone(),
+                Some(sym) => match k.strip_prefix(&format!("{sym}.")) {
+                    Some(rest) => format!("{}.{rest}", imp.local),
+                    None => continue,
+                },
+                None => format!("{}.{k}", imp.local),
+            };
+            consts.entry(local).or_insert(v);
+        }
+    }
+    consts
+}
+
+/// Tools whose declaration sits in another module than the dispatcher that runs them
+/// (`download_tool = types.Tool(...)` in `tools/download.py`) take its description, when the
+/// declarations of that name agree.
+fn describe_from_declarations(mods: &mut [Module], decls: &[Decl]) {
+    for md in mods.iter_mut() {
+        for e in md.entry_points.iter_mut() {
+            if e.kind != EntityKind::Tool || e.description.is_some() {
+                continue;
+            }
+            let mut found = decls
+                .iter()
+                .filter(|d| d.name == e.name)
+                .filter_map(|d| d.description.as_ref());
+            if let Some(first) = found.next()
+                && found.all(|d| d == first)
+            {
+                e.description = Some(first.clone());
+            }
+        }
+    }
 }
 
 fn is_split(md: &Module, f: FuncId) -> bool {
@@ -362,7 +424,7 @@ fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
         if calls.is_empty() {
             continue;
         }
-        let consts = module_constants(md);
+        let consts = constants_with_imports(mods, md);
         for (call, within) in calls {
             let ExprKind::Call { args, .. } = &call.kind else {
                 continue;
@@ -384,13 +446,15 @@ fn declared_tools(mods: &[Module], fw: &Frameworks) -> Vec<Decl> {
             else {
                 continue;
             };
-            let description = kwarg(args, &ll.description_keyword)
+            let text = kwarg(args, &ll.description_keyword);
+            let description = text
                 .and_then(resolve)
                 .or_else(|| {
                     class
                         .as_ref()
                         .and_then(|c| self_attr_str(md, c, &ll.description_keyword, &consts, 0))
-                });
+                })
+                .or_else(|| text.and_then(|e| known_text(e, &consts)));
             let params = ll
                 .schema_keywords
                 .iter()

@@ -262,6 +262,38 @@ pub(crate) fn module_constants(module: &Module) -> HashMap<String, String> {
 
 /// A string expression resolved through constants: literals, `+`, f-strings of constants,
 /// `textwrap.dedent(...)`, `inspect.cleandoc(...)`, `"...".strip()`.
+/// The known parts of a description built at run time (`"Search the repository." + suffix`):
+/// what the tool says about itself is in them, the rest is added data.
+pub(crate) fn known_text(e: &Expr, consts: &HashMap<String, String>) -> Option<String> {
+    fn go(e: &Expr, consts: &HashMap<String, String>, depth: usize, out: &mut String) {
+        if depth > 32 {
+            return;
+        }
+        if let Some(s) = const_str(e, consts) {
+            out.push_str(&s);
+            return;
+        }
+        match &e.kind {
+            ExprKind::Binary { op, left, right } if op == "+" => {
+                go(left, consts, depth + 1, out);
+                go(right, consts, depth + 1, out);
+            }
+            ExprKind::FormatStr(parts) => {
+                for p in parts {
+                    match p {
+                        StrPart::Lit(s) => out.push_str(s),
+                        StrPart::Expr(x) => go(x, consts, depth + 1, out),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    go(e, consts, 0, &mut out);
+    (!out.trim().is_empty()).then_some(out)
+}
+
 pub(crate) fn const_str(e: &Expr, consts: &HashMap<String, String>) -> Option<String> {
     const_str_depth(e, consts, 0)
 }
@@ -450,7 +482,8 @@ pub(crate) fn low_level_entries(
         else {
             continue;
         };
-        let description = kwarg(args, &ll.description_keyword).and_then(|e| const_str(e, consts));
+        let description = kwarg(args, &ll.description_keyword)
+            .and_then(|e| const_str(e, consts).or_else(|| known_text(e, consts)));
         let params = ll
             .schema_keywords
             .iter()
