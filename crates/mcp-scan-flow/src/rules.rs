@@ -448,50 +448,6 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                         })
                     })
                     .transpose()?,
-                    description_not_matches: re(&m.description_not_matches)?,
-                    configured_host: m.configured_host,
-                }
-            }
-            "capability" => Match::Capability {
-                kinds: kinds(&m.kinds)?,
-                detail: re(&m.detail)?,
-                sensitive_detail: m.sensitive_detail,
-                description_matches: re(&m.description_matches)?,
-                description_not_matches: re(&m.description_not_matches)?,
-                host_declared: m.host_declared,
-                unless_removed: m.unless_removed,
-                unless_kinds: if m.unless_kinds.is_empty() {
-                    Vec::new()
-                } else {
-                    kinds(&m.unless_kinds)?
-                },
-                classes: m
-                    .classes
-                    .iter()
-                    .map(|c| -> Result<DetailClass, RuleError> {
-                declared_network: m
-                    .declared_network
-                    .as_ref()
-                    .map(|d| -> Result<DeclaredNetwork, RuleError> {
-                        let rx = |r: &toml::Spanned<String>| {
-                            Regex::new(r.get_ref())
-                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
-                        };
-                        Ok(DetailClass {
-                            detail: rx(&c.detail)?,
-                            what: c.what.clone(),
-                            declared: rx(&c.declared)?,
-                        })
-                    })
-                    .collect::<Result<_, _>>()?,
-                        Ok(DeclaredNetwork {
-                            access: rx(&d.access)?,
-                            fetch: rx(&d.fetch)?,
-                            dns: rx(&d.dns)?,
-                            generic_labels: d.generic_labels.clone(),
-                        })
-                    })
-                    .transpose()?,
                 unless_detail: re(&m.unless_detail)?,
                 unless_target_from: m.unless_target_from.clone(),
             },

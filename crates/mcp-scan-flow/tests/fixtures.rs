@@ -495,7 +495,7 @@ fn resource_access_names_system_file_tampering_metadata_credentials_hidden_recip
     assert!(
         caps("delivery_stats")
             .iter()
-            .any(|d| d.starts_with("GET https://api.mail.example/stats/outbound"))
+            .any(|d| d.starts_with("GET https://api.postbox.example/stats/outbound"))
     );
     assert!(
         caps("mail_summary")
