@@ -350,13 +350,11 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
         }
         let m = raw.r#match.get_ref();
         let span = raw.r#match.span();
+        let rx = |r: &toml::Spanned<String>| -> Result<Regex, RuleError> {
+            Regex::new(r.get_ref()).map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
+        };
         let re = |r: &Option<toml::Spanned<String>>| -> Result<Option<Regex>, RuleError> {
-            r.as_ref()
-                .map(|r| {
-                    Regex::new(r.get_ref())
-                        .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
-                })
-                .transpose()
+            r.as_ref().map(rx).transpose()
         };
         let kinds = |ks: &[toml::Spanned<String>]| -> Result<Vec<String>, RuleError> {
             if ks.is_empty() {
@@ -387,10 +385,6 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                         .declared_path
                         .as_ref()
                         .map(|d| -> Result<DeclaredPath, RuleError> {
-                            let rx = |r: &toml::Spanned<String>| {
-                                Regex::new(r.get_ref())
-                                    .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
-                            };
                             Ok(DeclaredPath {
                                 param: rx(&d.param)?,
                                 description: rx(&d.description)?,
@@ -421,10 +415,6 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                     .classes
                     .iter()
                     .map(|c| -> Result<DetailClass, RuleError> {
-                        let rx = |r: &toml::Spanned<String>| {
-                            Regex::new(r.get_ref())
-                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
-                        };
                         Ok(DetailClass {
                             detail: rx(&c.detail)?,
                             what: c.what.clone(),
@@ -436,10 +426,6 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                     .declared_network
                     .as_ref()
                     .map(|d| -> Result<DeclaredNetwork, RuleError> {
-                        let rx = |r: &toml::Spanned<String>| {
-                            Regex::new(r.get_ref())
-                                .map_err(|e| src.error(r.span(), format!("bad regex: {e}")))
-                        };
                         Ok(DeclaredNetwork {
                             access: rx(&d.access)?,
                             fetch: rx(&d.fetch)?,
