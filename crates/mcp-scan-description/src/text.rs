@@ -295,38 +295,21 @@ pub fn decoded_views(text: &str) -> Vec<(&'static str, String)> {
 /// An identifier read as words (`ignore_previousInstructions` → "ignore previous
 /// Instructions"), when it has at least three of them.
 pub fn identifier_words(name: &str) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' || c == '.' || c == ' ' {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase();
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
+    let words = identifier_parts(name, false);
     (words.len() >= 3).then(|| words.join(" "))
 }
 
 /// Lower-case words of an identifier: `listDocumentTabs` → list, document, tabs.
 fn id_words(name: &str) -> Vec<String> {
-    identifier_parts(name)
+    identifier_parts(name, true)
         .into_iter()
         .map(|w| w.to_lowercase())
         .collect()
 }
 
-fn identifier_parts(name: &str) -> Vec<String> {
+/// Words of an identifier, split at `_ - . ` and at a lower-to-upper case change (and, with
+/// `after_digit`, at a digit-to-upper change: `utf8Decode` → utf8, Decode).
+fn identifier_parts(name: &str, after_digit: bool) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -341,7 +324,7 @@ fn identifier_parts(name: &str) -> Vec<String> {
         if c.is_uppercase() && prev_lower && !cur.is_empty() {
             words.push(std::mem::take(&mut cur));
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        prev_lower = c.is_lowercase() || (after_digit && c.is_ascii_digit());
         cur.push(c);
     }
     if !cur.is_empty() {
