@@ -691,13 +691,7 @@ impl<'a> Resolver<'a> {
         if p.variadic || p.keywords {
             return None;
         }
-        self.ensure_call_index();
-        let calls: Vec<(usize, FuncId, &'a Expr)> = self
-            .calls_by_name
-            .borrow()
-            .as_ref()
-            .and_then(|idx| idx.get(func.name.as_str()).cloned())
-            .unwrap_or_default();
+        let calls = self.calls_named(&func.name);
         for (cm, cf, call) in calls.into_iter().take(MAX_CALLERS) {
             let ExprKind::Call { callee, args } = &call.kind else {
                 continue;
@@ -768,6 +762,17 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// Every call in the tree whose callee's last segment is `name`, with its module and
+    /// function (the index is built on first use).
+    fn calls_named(&self, name: &str) -> Vec<(usize, FuncId, &'a Expr)> {
+        self.ensure_call_index();
+        self.calls_by_name
+            .borrow()
+            .as_ref()
+            .and_then(|idx| idx.get(name).cloned())
+            .unwrap_or_default()
     }
 
     fn ensure_call_index(&self) {
@@ -2699,13 +2704,7 @@ impl<'a> Resolver<'a> {
         let Some(func) = self.func(m, f) else {
             return true;
         };
-        self.ensure_call_index();
-        let calls: Vec<(usize, FuncId, &'a Expr)> = self
-            .calls_by_name
-            .borrow()
-            .as_ref()
-            .and_then(|idx| idx.get(func.name.as_str()).cloned())
-            .unwrap_or_default();
+        let calls = self.calls_named(&func.name);
         let mut sites = 0;
         for (cm, cf, call) in calls.into_iter().take(MAX_CALLERS) {
             let ExprKind::Call { callee, .. } = &call.kind else {
