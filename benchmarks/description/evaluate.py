@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores mcp-scan's description rules on attacks.jsonl and benign.jsonl (see run.sh).
 
-    evaluate.py BIN ATTACKS BENIGN [--unseen UNSEEN] [--show-misses] [--show-fp]
+    evaluate.py BIN ATTACKS BENIGN [--unseen UNSEEN]... [--show-misses] [--show-fp] [--only-split S]
 
 Each attack record's manifest is scanned as its own server (server name = record id); a record
 counts as detected when any finding on it is MEDIUM or above. Benign tools are grouped by server
@@ -10,7 +10,11 @@ as a false alarm when it has a finding at MEDIUM or above.
 
 UNSEEN (unseen.jsonl) is a separate split that no rule was tuned on: poisoned records
 (`"label": "poisoned"`, scored like attacks) and benign tools (`"label": "benign"`, scored like
-BENIGN), both from sources outside the two corpora above, with provenance per record.
+BENIGN), both from sources outside the two corpora above, with provenance per record. `--unseen`
+may be given more than once (unseen.jsonl, unseen2.jsonl). Records with a `split` field
+(unseen2.jsonl: `tune`/`heldout`, fixed by a salted hash in build_unseen2.py) are reported per
+split and per class; `--only-split S` limits the listed misses and false alarms to split S, so the
+held-out half can be scored without reading its records.
 """
 import collections, json, os, subprocess, sys, tempfile
 
@@ -79,14 +83,16 @@ def main():
 
     benign = [json.loads(l) for l in open(benign_path, encoding="utf-8") if l.strip()]
     score_benign(bin_, benign, "benign corpus", show_fp)
-    if "--unseen" in sys.argv:
-        unseen_path = sys.argv[sys.argv.index("--unseen") + 1]
-        score_unseen(bin_, unseen_path, show_miss, show_fp)
+    only = sys.argv[sys.argv.index("--only-split") + 1] if "--only-split" in sys.argv else None
+    for i, a in enumerate(sys.argv):
+        if a == "--unseen":
+            score_unseen(bin_, sys.argv[i + 1], show_miss, show_fp, only)
 
 
-def score_unseen(bin_, path, show_miss, show_fp):
+def score_unseen(bin_, path, show_miss, show_fp, only=None):
     recs = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
     poisoned = [r for r in recs if r["label"] == "poisoned"]
+    splits = sorted({r.get("split", "all") for r in recs})
     ms = []
     for r in poisoned:
         m = dict(r["manifest"])
@@ -98,19 +104,30 @@ def score_unseen(bin_, path, show_miss, show_fp):
     for r in poisoned:
         fs = [f for _, _, fl in res.get(r["id"], []) for f in fl]
         hit = top(fs) >= RANK["MEDIUM"]
-        for key in (r["class"], "ALL"):
+        for key in ((r["class"], r.get("split", "all")), ("ALL", r.get("split", "all"))):
             per[key][1] += 1
             per[key][0] += hit
         if not hit:
             misses.append(r)
-    print(f"\n== unseen split: {len(poisoned)} poisoned descriptions, recall at MEDIUM+")
-    for cls in sorted(set(per) - {"ALL"}) + ["ALL"]:
-        hit, n = per[cls]
-        print(f"{cls:<12} {hit}/{n} {hit / n:.2f}")
+    print(f"\n== {os.path.basename(path)}: {len(poisoned)} poisoned descriptions, recall at MEDIUM+")
+    print(f"{'class':<12} " + " ".join(f"{s:>12}" for s in splits))
+    for cls in sorted({c for c, _ in per} - {"ALL"}) + ["ALL"]:
+        cells = []
+        for split in splits:
+            hit, n = per.get((cls, split), [0, 0])
+            cells.append(f"{hit}/{n} {hit / n:.2f}" if n else "-")
+        print(f"{cls:<12} " + " ".join(f"{c:>12}" for c in cells))
     if show_miss:
         for r in misses:
-            print(f"  MISS {r['id']} ({r['source']}) {json.dumps(r['manifest']['tools'][0]['description'], ensure_ascii=True)[:240]}")
-    score_benign(bin_, [r for r in recs if r["label"] == "benign"], "unseen benign", show_fp)
+            if only and r.get("split") != only:
+                continue
+            print(f"  MISS {r['id']} [{r['class']}] ({r['source'][:80]}) {json.dumps(r['manifest']['tools'][0], ensure_ascii=True)[:300]}")
+    benign = [r for r in recs if r["label"] == "benign"]
+    for split in splits:
+        part = [r for r in benign if r.get("split", "all") == split]
+        if part:
+            title = f"{os.path.basename(path)} benign" + (f" [{split}]" if split != "all" else "")
+            score_benign(bin_, part, title, show_fp and (only is None or only == split))
 
 
 def score_benign(bin_, benign, title, show_fp):

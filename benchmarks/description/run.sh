@@ -23,7 +23,8 @@ extra=()
 [ -n "${SHOW:-}" ] && extra=(--show-misses --show-fp)
 python3 "$repo/benchmarks/description/evaluate.py" "$bin" \
   "$repo/benchmarks/description/attacks.jsonl" "$repo/benchmarks/description/benign.jsonl" \
-  --unseen "$repo/benchmarks/description/unseen.jsonl" "${extra[@]}"
+  --unseen "$repo/benchmarks/description/unseen.jsonl" \
+  --unseen "$repo/benchmarks/description/unseen2.jsonl" "${extra[@]}"
 echo
 if [ -f "$data/mcptox/poisoned_tools_491.jsonl" ]; then
   "$repo/benchmarks/mcptox/run.sh" "$data"
