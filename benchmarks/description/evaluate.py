@@ -91,8 +91,12 @@ def main():
 
 def score_unseen(bin_, path, show_miss, show_fp, only=None):
     recs = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
-    poisoned = [r for r in recs if r["label"] == "poisoned"]
     splits = sorted({r.get("split", "all") for r in recs})
+    if only and only in splits:
+        # Scoring one half must not show the other's numbers (the held-out half is read once).
+        splits = [only]
+        recs = [r for r in recs if r.get("split") == only]
+    poisoned = [r for r in recs if r["label"] == "poisoned"]
     ms = []
     for r in poisoned:
         m = dict(r["manifest"])

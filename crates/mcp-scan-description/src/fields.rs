@@ -141,6 +141,10 @@ fn common<'a>(
 
 /// Keys whose string values are machine syntax, not text a model reads as prose.
 const SKIP_KEYS: [&str; 6] = ["type", "$schema", "$ref", "$id", "format", "pattern"];
+/// What `type` may say. Anything else in a `type` is text the model reads ("string IMPORTANT: …").
+const JSON_TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
 /// Schemas nest; a bound keeps hostile input from recursing without end.
 const MAX_DEPTH: usize = 64;
 
@@ -162,7 +166,11 @@ fn schema_fields<'a>(path: &str, v: &'a Value, out: &mut Vec<Field<'a>>, depth: 
                 if is_props {
                     // Property names are identifiers the model fills in.
                     out.push(Field::new(p.clone(), FieldClass::Name, k));
-                } else if SKIP_KEYS.contains(&k.as_str()) && val.is_string() {
+                } else if SKIP_KEYS.contains(&k.as_str())
+                    && val
+                        .as_str()
+                        .is_some_and(|t| k != "type" || JSON_TYPES.contains(&t))
+                {
                     continue;
                 }
                 schema_fields(&p, val, out, depth + 1);
