@@ -142,6 +142,8 @@ fn run() -> Result<bool, String> {
                     verdict.mismatch == t.mismatch && threat_ok,
                 )
             }
+            // The alignment check never yields a poisoning verdict.
+            ToolResult::Judged { .. } => ("unexpected judge verdict".into(), false),
             ToolResult::Incomplete { reason } => (format!("INCOMPLETE ({reason})"), false),
         };
         correct += usize::from(ok);

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 const ENTRY_FORMAT: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CacheEntry {
+pub struct CacheEntry<V = Verdict> {
     pub format: u32,
     pub model: String,
-    pub verdict: Verdict,
+    pub verdict: V,
     #[serde(default)]
     pub usage: Option<Usage>,
 }
@@ -57,18 +57,18 @@ impl AnswerCache {
     }
 
     /// A stored answer; unreadable or foreign entries count as misses.
-    pub fn get(&self, key: &str) -> Option<CacheEntry> {
+    pub fn get<V: serde::de::DeserializeOwned>(&self, key: &str) -> Option<CacheEntry<V>> {
         let bytes = std::fs::read(self.path(key)).ok()?;
-        let entry: CacheEntry = serde_json::from_slice(&bytes).ok()?;
+        let entry: CacheEntry<V> = serde_json::from_slice(&bytes).ok()?;
         (entry.format == ENTRY_FORMAT).then_some(entry)
     }
 
     /// Stores an answer atomically (write to a temporary file, then rename).
-    pub fn put(
+    pub fn put<V: Serialize + Clone>(
         &self,
         key: &str,
         model: &str,
-        verdict: &Verdict,
+        verdict: &V,
         usage: Option<Usage>,
     ) -> std::io::Result<()> {
         let path = self.path(key);
@@ -109,11 +109,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = AnswerCache::new(dir.path());
         let key = cache_key("openai", "m", "v1", "abc");
-        assert!(cache.get(&key).is_none());
+        assert!(cache.get::<Verdict>(&key).is_none());
         cache.put(&key, "m", &verdict(), None).expect("put");
         assert_eq!(cache.get(&key).map(|e| e.verdict), Some(verdict()));
         std::fs::write(cache.path(&key), b"{not json").expect("corrupt");
-        assert!(cache.get(&key).is_none());
+        assert!(cache.get::<Verdict>(&key).is_none());
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub enum ToolResult {
         verdict: Verdict,
         finding: Option<Box<Finding>>,
     },
+    /// A valid poisoning-judge answer; `finding` is set when the text was judged poisoned.
+    Judged {
+        verdict: crate::poison::PoisonVerdict,
+        finding: Option<Box<Finding>>,
+    },
     /// No valid verdict: the tool is INCOMPLETE for the `llm` analyzer, never SAFE.
     Incomplete { reason: String },
 }
@@ -78,7 +83,8 @@ impl LlmOutcome {
             match &t.result {
                 ToolResult::Incomplete { .. } => s.incomplete += 1,
                 ToolResult::Verdict { verdict, .. } if verdict.mismatch => s.mismatches += 1,
-                ToolResult::Verdict { .. } => {}
+                ToolResult::Judged { verdict, .. } if verdict.poisoned => s.mismatches += 1,
+                ToolResult::Verdict { .. } | ToolResult::Judged { .. } => {}
             }
         }
         s
@@ -98,12 +104,8 @@ pub struct AlignmentCheck {
 }
 
 struct Shared {
-    provider: Arc<dyn Provider>,
+    engine: Engine,
     prompts: PromptBuilder,
-    cache: Option<AnswerCache>,
-    settings: LlmSettings,
-    /// Tokens spent or reserved so far (prompt + answer).
-    spent: AtomicU64,
 }
 
 impl AlignmentCheck {
@@ -120,57 +122,84 @@ impl AlignmentCheck {
     /// Checks every tool; never fails as a whole: each tool gets a verdict or a reason.
     pub async fn run(&self, behaviors: &[ToolBehavior]) -> LlmOutcome {
         let shared = Arc::new(Shared {
-            provider: self.provider.clone(),
+            engine: Engine::new(
+                self.provider.clone(),
+                self.cache.clone(),
+                self.settings.clone(),
+            ),
             prompts: self.prompts.clone(),
-            cache: self.cache.clone(),
-            settings: self.settings.clone(),
-            spent: AtomicU64::new(0),
         });
-        let permits = Arc::new(Semaphore::new(self.settings.concurrency.max(1)));
-        let mut set = tokio::task::JoinSet::new();
-        for (i, b) in behaviors.iter().enumerate() {
-            let shared = shared.clone();
-            let b = b.clone();
-            // Permits are taken here, in tool order, so tools start in a deterministic order and
-            // a token budget runs out on the same tools every time. The semaphore is never
-            // closed; were acquiring to fail, the task runs unthrottled rather than not at all.
-            let permit = permits.clone().acquire_owned().await.ok();
-            set.spawn(async move {
-                let _permit = permit;
-                let (outcome, warning) = check_one(&shared, &b).await;
-                (i, outcome, warning)
-            });
-        }
-        let mut slots: Vec<Option<ToolOutcome>> = vec![None; behaviors.len()];
-        let mut warnings = Vec::new();
-        while let Some(joined) = set.join_next().await {
-            if let Ok((i, outcome, warning)) = joined {
-                slots[i] = Some(outcome);
-                warnings.extend(warning);
-            }
-        }
-        let tools = slots
-            .into_iter()
-            .zip(behaviors)
-            .map(|(slot, b)| {
-                slot.unwrap_or_else(|| ToolOutcome {
-                    tool: b.tool.clone(),
-                    result: ToolResult::Incomplete {
-                        reason: "the LLM check of this tool stopped unexpectedly".into(),
-                    },
-                    requests: 0,
-                    cached: false,
-                    estimated_prompt_tokens: 0,
-                    usage: Usage::default(),
-                })
-            })
-            .collect();
+        let (tools, warnings) = run_each(
+            self.settings.concurrency,
+            behaviors.to_vec(),
+            |b| b.tool.clone(),
+            move |b| {
+                let shared = shared.clone();
+                async move { check_one(&shared, &b).await }
+            },
+        )
+        .await;
         LlmOutcome {
             model: format!("{}/{}", self.provider.kind(), self.provider.model()),
             tools,
             warnings,
         }
     }
+}
+
+/// Runs `check` on every item with at most `concurrency` at once; one outcome per item, in
+/// input order, and the warnings the checks reported.
+pub(crate) async fn run_each<X, F, Fut>(
+    concurrency: usize,
+    items: Vec<X>,
+    tool_of: impl Fn(&X) -> ToolRef,
+    check: F,
+) -> (Vec<ToolOutcome>, Vec<String>)
+where
+    X: Send + 'static,
+    F: Fn(X) -> Fut,
+    Fut: std::future::Future<Output = (ToolOutcome, Option<String>)> + Send + 'static,
+{
+    let refs: Vec<ToolRef> = items.iter().map(tool_of).collect();
+    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, item) in items.into_iter().enumerate() {
+        // Permits are taken here, in tool order, so tools start in a deterministic order and
+        // a token budget runs out on the same tools every time. The semaphore is never
+        // closed; were acquiring to fail, the task runs unthrottled rather than not at all.
+        let permit = permits.clone().acquire_owned().await.ok();
+        let fut = check(item);
+        set.spawn(async move {
+            let _permit = permit;
+            let (outcome, warning) = fut.await;
+            (i, outcome, warning)
+        });
+    }
+    let mut slots: Vec<Option<ToolOutcome>> = vec![None; refs.len()];
+    let mut warnings = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        if let Ok((i, outcome, warning)) = joined {
+            slots[i] = Some(outcome);
+            warnings.extend(warning);
+        }
+    }
+    let tools = slots
+        .into_iter()
+        .zip(refs)
+        .map(|(slot, tool)| {
+            slot.unwrap_or_else(|| ToolOutcome {
+                tool,
+                result: ToolResult::Incomplete {
+                    reason: "the LLM check of this tool stopped unexpectedly".into(),
+                },
+                requests: 0,
+                cached: false,
+                estimated_prompt_tokens: 0,
+                usage: Usage::default(),
+            })
+        })
+        .collect();
+    (tools, warnings)
 }
 
 /// Appended to the user message when an answer is retried because it was invalid.
@@ -196,72 +225,165 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
     let prompt: Prompt = sh.prompts.build(b);
     let template = sh.prompts.template();
     let key = cache_key(
-        sh.provider.kind(),
-        sh.provider.model(),
+        sh.engine.provider.kind(),
+        sh.engine.provider.model(),
         &template.version,
         &prompt.canonical_hash,
     );
-    let model_label = format!("{}/{}", sh.provider.kind(), sh.provider.model());
+    let model_label = sh.engine.model_label();
     let offered: Vec<String> = prompt.evidence.iter().map(|e| e.id.clone()).collect();
-    let mut out = ToolOutcome {
-        tool: b.tool.clone(),
-        result: ToolResult::Incomplete {
-            reason: String::new(),
+    let ask = Ask {
+        key: &key,
+        system: &prompt.system,
+        user: &prompt.user,
+        estimated_tokens: prompt.estimated_tokens,
+        max_output_tokens: template.max_output_tokens,
+        retry_note: RETRY_NOTE,
+    };
+    let ex = exchange(
+        &sh.engine,
+        &ask,
+        // Cached answers are re-validated: ids must still match this prompt.
+        |v: &Verdict| v.evidence.iter().all(|e| offered.contains(e)),
+        |text, truncated| parse_verdict(text, truncated, template, &offered),
+    )
+    .await;
+    let result = match ex.result {
+        Ok(verdict) => {
+            let finding = verdict_finding(b, &verdict, &prompt, &model_label).map(Box::new);
+            ToolResult::Verdict { verdict, finding }
+        }
+        Err(reason) => ToolResult::Incomplete { reason },
+    };
+    (
+        ToolOutcome {
+            tool: b.tool.clone(),
+            result,
+            requests: ex.requests,
+            cached: ex.cached,
+            estimated_prompt_tokens: prompt.estimated_tokens,
+            usage: ex.usage,
         },
+        ex.warning,
+    )
+}
+
+/// What the request loop needs to know about one prompt.
+pub(crate) struct Ask<'a> {
+    pub key: &'a str,
+    pub system: &'a str,
+    pub user: &'a str,
+    pub estimated_tokens: u64,
+    pub max_output_tokens: u32,
+    /// Appended to the user message when an invalid answer is retried.
+    pub retry_note: &'a str,
+}
+
+/// Provider, cache, settings and the shared token budget: what every LLM check runs on.
+pub(crate) struct Engine {
+    pub provider: Arc<dyn Provider>,
+    pub cache: Option<AnswerCache>,
+    pub settings: LlmSettings,
+    /// Tokens spent or reserved so far (prompt + answer).
+    pub spent: AtomicU64,
+}
+
+impl Engine {
+    pub fn new(
+        provider: Arc<dyn Provider>,
+        cache: Option<AnswerCache>,
+        settings: LlmSettings,
+    ) -> Self {
+        Engine {
+            provider,
+            cache,
+            settings,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    /// `provider/model`, as shown in evidence.
+    pub fn model_label(&self) -> String {
+        format!("{}/{}", self.provider.kind(), self.provider.model())
+    }
+}
+
+/// The result of one prompt's exchange: a validated answer or the reason there is none.
+pub(crate) struct Exchange<T> {
+    pub result: Result<T, String>,
+    pub requests: u32,
+    pub cached: bool,
+    pub usage: Usage,
+    pub warning: Option<String>,
+}
+
+/// The request loop shared by every check: cache lookup (re-validated by `still_valid`), token
+/// budget, per-request timeout, retries with backoff, one retry for an invalid answer, cache
+/// write. Never fails: a tool without a valid answer gets a reason (INCOMPLETE), never a verdict.
+pub(crate) async fn exchange<T, V, P>(
+    eng: &Engine,
+    ask: &Ask<'_>,
+    still_valid: V,
+    parse: P,
+) -> Exchange<T>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Clone,
+    V: Fn(&T) -> bool,
+    P: Fn(&str, bool) -> Result<T, crate::verdict::InvalidAnswer>,
+{
+    let model_label = eng.model_label();
+    let mut out = Exchange {
+        result: Err(String::new()),
         requests: 0,
         cached: false,
-        estimated_prompt_tokens: prompt.estimated_tokens,
         usage: Usage::default(),
+        warning: None,
     };
-    let verdict_result = |verdict: Verdict| {
-        let finding = verdict_finding(b, &verdict, &prompt, &model_label).map(Box::new);
-        ToolResult::Verdict { verdict, finding }
-    };
-    if let Some(cache) = &sh.cache
-        && let Some(entry) = cache.get(&key)
-        // Cached answers are re-validated: ids must still match this prompt.
-        && entry.verdict.evidence.iter().all(|e| offered.contains(e))
+    if let Some(cache) = &eng.cache
+        && let Some(entry) = cache.get::<T>(ask.key)
+        && still_valid(&entry.verdict)
     {
         out.cached = true;
-        out.result = verdict_result(entry.verdict);
-        return (out, None);
+        out.result = Ok(entry.verdict);
+        return out;
     }
     let mut request = ChatRequest {
-        system: prompt.system.clone(),
-        user: prompt.user.clone(),
-        max_output_tokens: template.max_output_tokens,
+        system: ask.system.to_string(),
+        user: ask.user.to_string(),
+        max_output_tokens: ask.max_output_tokens,
     };
-    let reserve = prompt.estimated_tokens + u64::from(template.max_output_tokens);
+    let reserve = ask.estimated_tokens + u64::from(ask.max_output_tokens);
     let mut transient_retries = 0u32;
     let mut invalid_answers = 0u32;
     loop {
-        if let Some(budget) = sh.settings.token_budget {
-            let before = sh.spent.fetch_add(reserve, Ordering::SeqCst);
+        if let Some(budget) = eng.settings.token_budget {
+            let before = eng.spent.fetch_add(reserve, Ordering::SeqCst);
             if before + reserve > budget {
-                sh.spent.fetch_sub(reserve, Ordering::SeqCst);
-                out.result = ToolResult::Incomplete {
-                    reason: format!("LLM token budget of {budget} exhausted (--llm-max-tokens)"),
-                };
-                return (out, None);
+                eng.spent.fetch_sub(reserve, Ordering::SeqCst);
+                out.result = Err(format!(
+                    "LLM token budget of {budget} exhausted (--llm-max-tokens)"
+                ));
+                return out;
             }
         }
         out.requests += 1;
         let answer =
-            match tokio::time::timeout(sh.settings.timeout, sh.provider.complete(&request)).await {
+            match tokio::time::timeout(eng.settings.timeout, eng.provider.complete(&request)).await
+            {
                 Ok(r) => r,
-                Err(_) => Err(ProviderError::Timeout(sh.settings.timeout)),
+                Err(_) => Err(ProviderError::Timeout(eng.settings.timeout)),
             };
         // Settle the reservation with what the provider reports (or the estimate).
-        if sh.settings.token_budget.is_some() {
+        if eng.settings.token_budget.is_some() {
             let actual = match &answer {
                 Ok(r) => r
                     .usage
                     .map(|u| u.prompt_tokens + u.completion_tokens)
-                    .unwrap_or(prompt.estimated_tokens + crate::prompt::estimate_tokens(&r.text)),
+                    .unwrap_or(ask.estimated_tokens + crate::prompt::estimate_tokens(&r.text)),
                 Err(_) => 0,
             };
-            sh.spent.fetch_sub(reserve, Ordering::SeqCst);
-            sh.spent.fetch_add(actual, Ordering::SeqCst);
+            eng.spent.fetch_sub(reserve, Ordering::SeqCst);
+            eng.spent.fetch_add(actual, Ordering::SeqCst);
         }
         match answer {
             Ok(resp) => {
@@ -269,10 +391,10 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
                     out.usage.prompt_tokens += u.prompt_tokens;
                     out.usage.completion_tokens += u.completion_tokens;
                 }
-                match parse_verdict(&resp.text, resp.truncated, template, &offered) {
+                match parse(&resp.text, resp.truncated) {
                     Ok(verdict) => {
-                        let warning = sh.cache.as_ref().and_then(|c| {
-                            c.put(&key, &model_label, &verdict, resp.usage)
+                        out.warning = eng.cache.as_ref().and_then(|c| {
+                            c.put(ask.key, &model_label, &verdict, resp.usage)
                                 .err()
                                 .map(|e| {
                                     format!(
@@ -281,34 +403,31 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
                                     )
                                 })
                         });
-                        out.result = verdict_result(verdict);
-                        return (out, warning);
+                        out.result = Ok(verdict);
+                        return out;
                     }
                     Err(invalid) => {
                         invalid_answers += 1;
                         if invalid_answers > 1 {
-                            out.result = ToolResult::Incomplete {
-                                reason: format!("the model's answer was invalid twice: {invalid}"),
-                            };
-                            return (out, None);
+                            out.result =
+                                Err(format!("the model's answer was invalid twice: {invalid}"));
+                            return out;
                         }
                         // Our own words only: nothing of the rejected answer is echoed back.
-                        request.user = format!("{}\n\n{}", prompt.user, RETRY_NOTE);
+                        request.user = format!("{}\n\n{}", ask.user, ask.retry_note);
                     }
                 }
             }
             Err(ProviderError::Malformed(m)) => {
                 invalid_answers += 1;
                 if invalid_answers > 1 {
-                    out.result = ToolResult::Incomplete {
-                        reason: format!("the provider's answer was malformed twice: {m}"),
-                    };
-                    return (out, None);
+                    out.result = Err(format!("the provider's answer was malformed twice: {m}"));
+                    return out;
                 }
             }
             Err(e) if e.retryable() => {
-                let delay = if transient_retries < sh.settings.retries {
-                    backoff_delay(&sh.settings, transient_retries, &e)
+                let delay = if transient_retries < eng.settings.retries {
+                    backoff_delay(&eng.settings, transient_retries, &e)
                 } else {
                     None
                 };
@@ -318,21 +437,17 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
                         tokio::time::sleep(d).await;
                     }
                     None => {
-                        out.result = ToolResult::Incomplete {
-                            reason: format!(
-                                "LLM provider failed after {} request(s): {e}",
-                                out.requests
-                            ),
-                        };
-                        return (out, None);
+                        out.result = Err(format!(
+                            "LLM provider failed after {} request(s): {e}",
+                            out.requests
+                        ));
+                        return out;
                     }
                 }
             }
             Err(e) => {
-                out.result = ToolResult::Incomplete {
-                    reason: format!("LLM provider refused the request: {e}"),
-                };
-                return (out, None);
+                out.result = Err(format!("LLM provider refused the request: {e}"));
+                return out;
             }
         }
     }

@@ -127,7 +127,7 @@ pub fn merge(
             findings,
             AnalyzerStatus::incomplete(Analyzer::Llm, reason.clone()),
         ),
-        ToolResult::Verdict { finding, .. } => {
+        ToolResult::Verdict { finding, .. } | ToolResult::Judged { finding, .. } => {
             if let Some(f) = finding {
                 let mut f = (**f).clone();
                 let same_threat: Vec<String> = findings
@@ -151,6 +151,15 @@ pub fn merge(
 /// Applies a whole outcome to a report: per tool, [`merge`] into its entity (created when
 /// static analysis made none), and records that the `llm` analyzer ran.
 pub fn apply_to_report(report: &mut Report, outcome: &LlmOutcome) {
+    apply_outcome(
+        report,
+        outcome,
+        "no static summary of this entity to check against its description",
+    );
+}
+
+/// [`apply_to_report`] with the reason given to entities the outcome has no result for.
+pub fn apply_outcome(report: &mut Report, outcome: &LlmOutcome, unchecked: &str) {
     if !report.scan.analyzers.contains(&Analyzer::Llm) {
         report.scan.analyzers.push(Analyzer::Llm);
     }
@@ -181,10 +190,8 @@ pub fn apply_to_report(report: &mut Report, outcome: &LlmOutcome) {
         if e.target.kind != EntityKind::Server
             && !e.analyzers.iter().any(|a| a.analyzer == Analyzer::Llm)
         {
-            e.analyzers.push(AnalyzerStatus::incomplete(
-                Analyzer::Llm,
-                "no static summary of this entity to check against its description",
-            ));
+            e.analyzers
+                .push(AnalyzerStatus::incomplete(Analyzer::Llm, unchecked));
         }
     }
 }

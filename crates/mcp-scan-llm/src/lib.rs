@@ -24,6 +24,7 @@ pub mod check;
 pub mod config;
 pub mod error;
 pub mod findings;
+pub mod poison;
 pub mod prompt;
 pub mod provider;
 pub mod template;
@@ -32,7 +33,10 @@ pub mod verdict;
 pub use check::{AlignmentCheck, LlmOutcome, RunStats, ToolOutcome, ToolResult};
 pub use config::{LlmArgs, LlmSettings, ProviderSettings, Secret, resolve};
 pub use error::{ConfigError, LlmError, ProviderError, TemplateError};
-pub use findings::{RULE_ID, apply_to_report, merge, rule_meta, verdict_finding};
+pub use findings::{RULE_ID, apply_outcome, apply_to_report, merge, rule_meta, verdict_finding};
+pub use poison::{
+    JudgeItem, POISON_RULE_ID, PoisonJudge, PoisonTemplate, PoisonVerdict, poison_rule_meta,
+};
 pub use prompt::{Prompt, PromptBuilder, estimate_tokens};
 pub use provider::{ChatRequest, ChatResponse, Provider, Usage};
 pub use template::Template;
@@ -166,5 +170,55 @@ pub fn run_on_report(
     };
     let outcome = check_blocking(&settings, &report.behaviors)?;
     apply_to_report(report, &outcome);
+    Ok(Some(outcome))
+}
+
+/// The poisoning judge over `items` with the built-in prompt, on a runtime of its own when
+/// needed (synchronous callers such as the binary).
+pub fn judge_blocking(settings: &LlmSettings, items: &[JudgeItem]) -> Result<LlmOutcome, LlmError> {
+    let run = || -> Result<LlmOutcome, LlmError> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(LlmError::Runtime)?;
+        rt.block_on(async {
+            let provider = build_provider(settings).await?;
+            let template = PoisonTemplate::builtin()?;
+            Ok(PoisonJudge::new(provider, template, settings.clone())
+                .run(items)
+                .await)
+        })
+    };
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return std::thread::scope(|s| {
+            s.spawn(run).join().unwrap_or_else(|_| {
+                Err(LlmError::Runtime(std::io::Error::other(
+                    "the LLM judge thread stopped unexpectedly",
+                )))
+            })
+        });
+    }
+    run()
+}
+
+/// The poisoning judge for a command: runs when a provider is configured (`Ok(None)`
+/// otherwise, or with `--no-llm`) and merges its findings into `report`: it can add findings,
+/// never clear or lower one, and an entity without a valid verdict is INCOMPLETE.
+pub fn judge_report(
+    args: &LlmArgs,
+    report: &mut Report,
+    items: &[JudgeItem],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<LlmOutcome>, LlmError> {
+    let Some(settings) = resolve(args, env)? else {
+        return Ok(None);
+    };
+    let outcome = judge_blocking(&settings, items)?;
+    apply_outcome(
+        report,
+        &outcome,
+        "the LLM poisoning judge had no text of this entity to read",
+    );
     Ok(Some(outcome))
 }

@@ -166,7 +166,7 @@ impl PromptBuilder {
 
 const CANONICAL_NONCE: &str = "00000000000000000000000000000000";
 
-fn random_nonce() -> String {
+pub(crate) fn random_nonce() -> String {
     let mut buf = [0u8; 16];
     if getrandom::fill(&mut buf).is_err() {
         // No OS randomness: fall back to a per-process SipHash key (still secret to the server).

@@ -44,6 +44,8 @@ pub enum InvalidAnswer {
     ThreatWithoutMismatch(String),
     #[error("evidence id `{0}` was not offered in the prompt")]
     UnknownEvidence(String),
+    #[error("the quoted evidence does not occur in the text")]
+    QuoteNotInText,
     #[error("field `{0}` is empty or longer than {1} characters")]
     BadText(&'static str, usize),
 }
@@ -109,7 +111,7 @@ pub fn parse_verdict(
 
 /// Accepts one Markdown code fence around the object (common with local models); nothing else
 /// may surround it.
-fn strip_code_fence(s: &str) -> &str {
+pub(crate) fn strip_code_fence(s: &str) -> &str {
     let Some(rest) = s.strip_prefix("```") else {
         return s;
     };
