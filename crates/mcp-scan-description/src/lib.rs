@@ -405,3 +405,35 @@ pub fn tool_fields<'a>(name: &'a str, description: &'a str) -> Vec<Field<'a>> {
         Field::new("description".into(), FieldClass::Text, description),
     ]
 }
+
+/// One entity's declared text, field by field, with the target and location its rule findings
+/// use: what an optional model judge reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredText {
+    pub target: ToolRef,
+    pub location: SourceLocation,
+    pub declared: Option<String>,
+    /// `(field path, text)` in manifest order.
+    pub fields: Vec<(String, String)>,
+}
+
+/// Every entity of a manifest (server instructions, tools, resources, templates, prompts).
+pub fn declared_texts(m: &Manifest) -> Vec<DeclaredText> {
+    fields::entities(m)
+        .into_iter()
+        .map(|e| {
+            let mut location = SourceLocation::new(m.source.clone(), e.line.unwrap_or(1), 1);
+            location.snippet = None;
+            DeclaredText {
+                target: ToolRef::new(m.server.clone(), e.kind, e.name.to_string()),
+                location,
+                declared: e.declared.map(str::to_string),
+                fields: e
+                    .fields
+                    .iter()
+                    .map(|f| (f.path.clone(), f.text.to_string()))
+                    .collect(),
+            }
+        })
+        .collect()
+}

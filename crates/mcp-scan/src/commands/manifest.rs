@@ -12,6 +12,12 @@ pub struct ManifestArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
 
+    /// Optional LLM poisoning judge: runs when a provider is configured (flags or
+    /// MCP_SCAN_LLM_* / MCP_SCANNER_LLM_* environment), analyzer `llm`, rule MCPS-D026. The
+    /// description rules stay primary; the judge can add findings but never clear one.
+    #[command(flatten)]
+    pub llm: Box<mcp_scan_llm::LlmArgs>,
+
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -27,6 +33,7 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
         targets: args.files.clone(),
         analyzers: vec![Analyzer::Description],
     });
+    let mut judge_items = Vec::new();
     for file in &args.files {
         let out = mcp_scan_manifest::load(file);
         let diag = |level| {
@@ -47,6 +54,28 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
         report
             .entities
             .extend(analyzer.scan_manifest(&out.manifest));
+        judge_items.extend(
+            mcp_scan_description::declared_texts(&out.manifest)
+                .into_iter()
+                .map(|d| mcp_scan_llm::JudgeItem {
+                    tool: d.target,
+                    fields: d.fields,
+                    declared: d.declared,
+                    location: d.location,
+                }),
+        );
+    }
+    if let Some(outcome) = mcp_scan_llm::judge_report(&args.llm, &mut report, &judge_items, &|k| {
+        std::env::var(k).ok()
+    })? {
+        for w in &outcome.warnings {
+            eprintln!("mcp-scan: warning: {w}");
+        }
+        let s = outcome.stats();
+        eprintln!(
+            "mcp-scan: llm judge {}: {} entit(ies), {} request(s), {} from cache, {} incomplete",
+            outcome.model, s.tools, s.requests, s.cache_hits, s.incomplete
+        );
     }
     crate::output::emit(report, &args.output)
 }

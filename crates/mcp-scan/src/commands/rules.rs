@@ -24,6 +24,8 @@ fn catalog() -> anyhow::Result<RuleCatalog> {
     );
     c.extend([mcp_scan_llm::rule_meta()
         .map_err(|e| anyhow::anyhow!("built-in LLM rule does not load: {e}"))?]);
+    c.extend([mcp_scan_llm::poison_rule_meta()
+        .map_err(|e| anyhow::anyhow!("built-in LLM judge rule does not load: {e}"))?]);
     c.extend(
         mcp_scan_dynamic::rules::rule_metas()
             .map_err(|e| anyhow::anyhow!("built-in runtime rules do not load: {e}"))?,
