@@ -6,6 +6,9 @@
 //! tool is INCOMPLETE, never SAFE. Severity comes from the taxonomy table, and [`merge`] keeps
 //! every static finding as it was: the model can add findings but never clear or lower one.
 //!
+//! The optional poisoning judge ([`poison`], [`judge_report`]) runs on the same request loop,
+//! cache and budget: a model reads each entity's declared text and may add finding MCPS-D026.
+//!
 //! Nothing here prints to stdout. Entry points for a command:
 //!
 //! ```no_run

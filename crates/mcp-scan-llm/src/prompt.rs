@@ -216,7 +216,7 @@ fn declared_text(b: &ToolBehavior) -> String {
 }
 
 /// Cuts `text` to at most `max` characters, saying how much was cut.
-fn truncate_chars(text: &str, max: usize) -> (String, bool) {
+pub(crate) fn truncate_chars(text: &str, max: usize) -> (String, bool) {
     let n = text.chars().count();
     if n <= max {
         return (text.to_string(), false);
