@@ -207,6 +207,9 @@ pub struct Analyzer<'p, 'm> {
     memo: HashMap<CallKey, Rc<Outcome>>,
     globals: HashMap<usize, Rc<Vars>>,
     globals_busy: HashSet<usize>,
+    /// The module-level bindings made so far of a module whose top level is running and calls
+    /// one of its own functions with a default naming a global (`Client()` at import).
+    partial_globals: HashMap<usize, Vars>,
     /// Re-exported names being resolved (cycle guard).
     resolving: HashSet<(usize, String)>,
     stack: Vec<(usize, FuncId)>,
@@ -232,6 +235,7 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             memo: HashMap::new(),
             globals: HashMap::new(),
             globals_busy: HashSet::new(),
+            partial_globals: HashMap::new(),
             resolving: HashSet::new(),
             stack: Vec::new(),
             closures: HashMap::new(),
@@ -489,7 +493,23 @@ impl<'p, 'm> Analyzer<'p, 'm> {
         for (i, p) in params.iter().enumerate() {
             let mut v = match bindings[i].take() {
                 Some(v) => v,
-                None => p.default.as_ref().map(literal).unwrap_or_default(),
+                None => match p.default.as_ref().map(|d| &d.kind) {
+                    // A default naming a module-level value (`base_url: str = API_BASE_URL`)
+                    // is that value, configuration read at import included.
+                    Some(ExprKind::Name(n)) => {
+                        let n = n.clone();
+                        if self.globals_busy.contains(&m) {
+                            self.partial_globals
+                                .get(&m)
+                                .and_then(|g| g.get(&n))
+                                .cloned()
+                        } else {
+                            self.globals(m).get(&n).cloned()
+                        }
+                        .unwrap_or_default()
+                    }
+                    _ => p.default.as_ref().map(literal).unwrap_or_default(),
+                },
             };
             if extra.is_tainted() && bindings.get(i).is_some() && (p.variadic || p.keywords) {
                 v.absorb_taint(&extra);
@@ -569,6 +589,10 @@ fn is_static_method(module: &Module, f: FuncId) -> bool {
             .any(|d| d.dotted_path().as_deref() == Some("staticmethod"))
     })
 }
+
+/// The field of a client object holding the base URL it was built on (`[[base_url]]`); not
+/// a Python identifier, so no attribute of the scanned code can collide with it.
+const BASE_URL_FIELD: &str = "<base_url>";
 
 /// A literal default value.
 fn literal(e: &Expr) -> Val {
@@ -1610,6 +1634,9 @@ impl Frame<'_, '_, '_> {
                 self.capture(*fi, vars);
             }
         }
+        if self.f == Module::TOP_LEVEL && fval.refs.iter().any(|r| self.defaults_a_global(r)) {
+            self.an.partial_globals.insert(self.m, vars.clone());
+        }
         let mut out = Val::default();
         let mut handled = false;
         for r in &fval.refs {
@@ -1764,6 +1791,26 @@ impl Frame<'_, '_, '_> {
 
     /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
     /// what the call names, when the names are constants (or one of a few constants).
+    /// Whether `r` is a function (or a class's `__init__`) of this module with a parameter
+    /// whose default names a variable.
+    fn defaults_a_global(&self, r: &Ref) -> bool {
+        let module = &self.an.prog.modules[self.m];
+        let f = match r {
+            Ref::Func(mi, fi) | Ref::Bound(mi, fi) if *mi == self.m => Some(*fi),
+            Ref::Class(mi, c) if *mi == self.m => {
+                module.function_by_qualname(&format!("{c}.__init__"))
+            }
+            _ => None,
+        };
+        f.and_then(|f| module.functions.get(f)).is_some_and(|func| {
+            func.params.iter().any(|p| {
+                p.default
+                    .as_ref()
+                    .is_some_and(|d| matches!(d.kind, ExprKind::Name(_)))
+            })
+        })
+    }
+
     fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
         let is = |q: &str| fval.refs.contains(&Ref::Api(q.to_string()));
         if is("getattr") {
@@ -1995,6 +2042,11 @@ impl Frame<'_, '_, '_> {
             Some(ConstOp::Home) => out.konst = Some("~".to_string()),
             Some(ConstOp::None) | None => out.konst = None,
         }
+        if let Some(sel) = models.base_urls.get(q)
+            && let Some(base) = select(sel, recv, argv)
+        {
+            out.fields.insert(BASE_URL_FIELD.to_string(), base.clone());
+        }
         out.refs.insert(Ref::Api(
             models
                 .types
@@ -2038,7 +2090,12 @@ impl Frame<'_, '_, '_> {
                     (None, Some(_)) if env_name.is_some() => {
                         let name = env_name.as_deref().unwrap_or("");
                         let (svc, label) = models.config_env(name).unwrap_or((None, None));
-                        service = svc;
+                        // A name that names no service (`BASE_URL`) locates the host of its
+                        // default URL, the one used unless the user says otherwise.
+                        service = svc.or_else(|| {
+                            let d = select(&row.default, recv, argv)?.konst.as_deref()?;
+                            d.contains("://").then(|| detail_host(d)).flatten()
+                        });
                         (
                             label.map_or_else(|| row.label.clone(), str::to_string),
                             format!("reads {name} from the environment"),
@@ -2107,6 +2164,15 @@ impl Frame<'_, '_, '_> {
                     continue;
                 }
                 let target = select(&row.target, recv, argv);
+                // A relative path on a client built on a base URL goes to the base's host.
+                let based = target.and_then(|t| {
+                    let base = recv?.fields.get(BASE_URL_FIELD)?;
+                    let k = t.konst.as_deref()?;
+                    (!k.contains("://") && !k.starts_with(UNKNOWN))
+                        .then(|| self.binary("+", base, t))
+                });
+                let arg_target = target;
+                let target = based.as_ref().or(target);
                 let dest_host = target
                     .and_then(|v| self.describe(v))
                     .and_then(|d| detail_host(&d));
@@ -2123,7 +2189,7 @@ impl Frame<'_, '_, '_> {
                 if row.all_args || row.target.is_none() {
                     let mut others = Val::default();
                     for (i, (_, v, _)) in argv.iter().enumerate() {
-                        let is_target = target.is_some_and(|t| std::ptr::eq(t, &argv[i].1));
+                        let is_target = arg_target.is_some_and(|t| std::ptr::eq(t, &argv[i].1));
                         if !is_target {
                             others.absorb_taint(v);
                         }
@@ -2152,7 +2218,10 @@ impl Frame<'_, '_, '_> {
                         !l.starts_with("secret:")
                             || !t.service.as_ref().is_some_and(|s| {
                                 dest_host.as_ref().is_some_and(|h| h.contains(s.as_str()))
-                                    || (dest_host.is_none() && configured.contains(s))
+                                    || (dest_host.is_none()
+                                        && configured.iter().any(|c| {
+                                            c == s || (c.contains('.') && c.contains(s.as_str()))
+                                        }))
                             })
                     });
                 }

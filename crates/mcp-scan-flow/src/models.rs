@@ -121,6 +121,9 @@ pub struct SourceRow {
     /// The label is added to what the arguments carry rather than replacing it (a decoder's
     /// output is still its input, and also a decoded payload).
     pub keeps_input: bool,
+    /// The argument that is the value when the variable is unset (`os.getenv(name, default)`):
+    /// a URL there names the host a configuration without a service name locates.
+    pub default: ArgSel,
 }
 
 /// A field of a payload handed to a network sink (`{"Bcc": ...}`, `msg["Bcc"] = ...`) whose
@@ -217,6 +220,9 @@ pub struct Models {
     pub types: HashMap<String, String>,
     pub guards: Vec<Guard>,
     pub callbacks: HashMap<String, Callback>,
+    /// Client constructors whose argument is the base URL relative request paths are resolved
+    /// against (`httpx.Client(base_url=...)`).
+    pub base_urls: HashMap<String, ArgSel>,
     /// Methods that store their arguments into their receiver (`append`, `set_content`).
     pub mutators: Vec<String>,
     pub secret_env: Vec<SecretEnv>,
@@ -407,6 +413,10 @@ impl Models {
                 },
                 when,
                 keeps_input: r.keeps_input,
+                default: ArgSel {
+                    index: r.default,
+                    keyword: r.default_kwarg,
+                },
             };
             match (r.callee, r.subscript_of) {
                 (Some(c), None) => self.sources.entry(c).or_default().push(row),
@@ -516,6 +526,15 @@ impl Models {
         for r in raw.mutator {
             self.mutators.push(r.method);
         }
+        for r in raw.base_url {
+            self.base_urls.insert(
+                r.callee,
+                ArgSel {
+                    index: r.arg,
+                    keyword: r.kwarg,
+                },
+            );
+        }
         for r in raw.callback {
             self.callbacks.insert(
                 r.callee,
@@ -582,6 +601,16 @@ struct RawModelFile {
     text: Vec<RawText>,
     #[serde(default)]
     method_sink: Vec<RawMethodSink>,
+    #[serde(default)]
+    base_url: Vec<RawBaseUrl>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBaseUrl {
+    callee: String,
+    arg: Option<i64>,
+    kwarg: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -645,6 +674,8 @@ struct RawSource {
     when: Option<RawWhen>,
     #[serde(default)]
     keeps_input: bool,
+    default: Option<i64>,
+    default_kwarg: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -124,7 +124,26 @@ impl DeclaredNetwork {
         let name_words: Vec<String> = words(&split_camel(&format!("{tool} {server}")))
             .into_iter()
             .map(|(w, _)| w.to_lowercase())
+            .filter(|w| !self.generic_labels.contains(w))
             .collect();
+        // Names written as such (`AWS`, `GitHub`), and the words of the tool's and server's
+        // names, also declare hosts that extend them (`amazonaws`, `postmarkapp`).
+        let mut named = service_names(desc);
+        named.extend(name_words.iter().filter(|w| w.len() >= 4).cloned());
+        let names_host = |host: &str| {
+            desc.to_ascii_lowercase().contains(host)
+                || host.split('.').any(|label| {
+                    let label = label.replace('-', "");
+                    label.len() >= 3
+                        && !label.chars().all(|c| c.is_ascii_digit())
+                        && !self.generic_labels.contains(&label)
+                        && (names(&desc_words, &label)
+                            || names(&name_words, &label)
+                            || named.iter().any(|n| {
+                                label.starts_with(n.as_str()) || label.ends_with(n.as_str())
+                            }))
+                })
+        };
         if kind == "dns" && self.dns.is_match(desc) {
             return true;
         }
@@ -133,33 +152,22 @@ impl DeclaredNetwork {
                 return true;
             }
             let proper = proper_nouns(desc);
+            // A configuration read names its service (`WATI_API_URL`), or, when its name names
+            // none (`BASE_URL`), the host of its default URL: that is declared as a fixed host
+            // would be.
             return self.access.is_match(desc)
-                || configured
-                    .iter()
-                    .any(|s| desc_words.contains(s) || name_words.contains(s))
+                || configured.iter().any(|s| {
+                    if s.contains('.') {
+                        names_host(s)
+                    } else {
+                        desc_words.contains(s) || name_words.contains(s)
+                    }
+                })
                 || proper.iter().any(|p| name_words.contains(p));
         };
         let host = host.to_ascii_lowercase();
-        if desc.to_ascii_lowercase().contains(&host)
-            || (kind == "network-fetch" && self.fetch.is_match(desc) && !internal_host(&host))
-        {
-            return true;
-        }
-        // Names written as such (`AWS`, `GitHub`), and the words of the tool's and server's
-        // names, also declare hosts that extend them (`amazonaws`, `postmarkapp`).
-        let mut named = service_names(desc);
-        named.extend(name_words.iter().filter(|w| w.len() >= 4).cloned());
-        host.split('.').any(|label| {
-            let label = label.replace('-', "");
-            label.len() >= 3
-                && !label.chars().all(|c| c.is_ascii_digit())
-                && !self.generic_labels.contains(&label)
-                && (names(&desc_words, &label)
-                    || names(&name_words, &label)
-                    || named
-                        .iter()
-                        .any(|n| label.starts_with(n.as_str()) || label.ends_with(n.as_str())))
-        })
+        (kind == "network-fetch" && self.fetch.is_match(desc) && !internal_host(&host))
+            || names_host(&host)
     }
 }
 
@@ -772,6 +780,106 @@ mod tests {
             "srv",
             "dns",
             Some("example.com"),
+            &none
+        ));
+    }
+
+    #[test]
+    fn a_server_named_for_its_service_declares_that_service_but_no_other_host() {
+        let d = s010();
+        let none = std::collections::BTreeSet::new();
+        let desk = "ticketdesk-mcp";
+        // A fixed host, and a configured one known by its service or its default URL's host.
+        assert!(d.declares(
+            Some("List open tickets."),
+            "list_tickets",
+            desk,
+            "network-send",
+            Some("api.ticketdesk.io"),
+            &none
+        ));
+        let by_service = std::collections::BTreeSet::from(["ticketdesk".to_string()]);
+        assert!(d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            desk,
+            "network-send",
+            None,
+            &by_service
+        ));
+        let by_default = std::collections::BTreeSet::from(["app.ticketdesk.io".to_string()]);
+        assert!(d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            desk,
+            "network-send",
+            None,
+            &by_default
+        ));
+        // Another host, another service's configuration, another default: not declared.
+        assert!(!d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            desk,
+            "network-send",
+            Some("relay.stats-sink.net"),
+            &none
+        ));
+        let telemetry = std::collections::BTreeSet::from(["telemetry".to_string()]);
+        assert!(!d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            desk,
+            "network-send",
+            None,
+            &telemetry
+        ));
+        let other = std::collections::BTreeSet::from(["ingest.stats-sink.net".to_string()]);
+        assert!(!d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            desk,
+            "network-send",
+            None,
+            &other
+        ));
+        // Words every server's name carries (`mcp`, `server`, `tool`) name no host.
+        assert!(!d.declares(
+            Some("Close a ticket."),
+            "close_ticket",
+            "notes-mcp-server",
+            "network-send",
+            Some("mcp.stats-sink.net"),
+            &none
+        ));
+        assert!(!d.declares(
+            Some("Close a ticket."),
+            "call_tool",
+            "lyzr-tool-call",
+            "network-send",
+            Some("callback.stats-sink.net"),
+            &none
+        ));
+    }
+
+    #[test]
+    fn a_chinese_description_declares_a_link_without_word_boundaries() {
+        let d = s010();
+        let none = std::collections::BTreeSet::new();
+        assert!(d.declares(
+            Some("读取分享链接指向的工单。"),
+            "ticket_from_link",
+            "desk",
+            "network-fetch",
+            None,
+            &none
+        ));
+        assert!(!d.declares(
+            Some("总结工单内容。"),
+            "summarize",
+            "desk",
+            "network-fetch",
+            None,
             &none
         ));
     }

@@ -592,6 +592,47 @@ fn network_use_is_declared_by_naming_the_host_its_service_or_the_configured_serv
 }
 
 #[test]
+fn a_server_named_for_its_service_declares_requests_to_it_but_no_second_host() {
+    let s = check_fixture("ticketdesk_api");
+    let host_of = |tool: &str| -> Vec<String> {
+        behavior(&s, tool)
+            .capabilities
+            .iter()
+            .filter(|c| c.kind.starts_with("network"))
+            .filter_map(|c| c.detail.clone())
+            .collect()
+    };
+    // The base URL is joined to the relative path: the destination is the service's host,
+    // not a bare `/tickets` (silence is a judgement on a host the analysis saw).
+    assert!(
+        host_of("list_tickets")
+            .iter()
+            .any(|d| d.contains("https://api.ticketdesk.io/v2/tickets")),
+        "{}",
+        describe(&s.results)
+    );
+    assert!(
+        host_of("archive_ticket")
+            .iter()
+            .any(|d| d.contains("https://relay.stats-sink.net/t")),
+        "{}",
+        describe(&s.results)
+    );
+    // The default parameter read from configuration reaches the request: the configuration
+    // flows into the destination of both clients built at import.
+    for tool in ["assign_ticket", "rate_ticket"] {
+        assert!(
+            behavior(&s, tool)
+                .flows
+                .iter()
+                .any(|f| f.source == "env:var" && f.sink_kind.starts_with("network")),
+            "{tool}: {}",
+            describe(&s.results)
+        );
+    }
+}
+
+#[test]
 fn query_shapes_bind_values_in_fixed_slots_and_flag_queries_the_caller_shapes() {
     let s = check_fixture("query_shapes");
     // The honest filter reaches the same find(); its parameters sit in fixed slots.
