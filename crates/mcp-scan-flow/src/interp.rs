@@ -106,12 +106,39 @@ fn host_pinned(v: &Val) -> bool {
     !v.taint.is_empty() && v.taint.values().all(|t| t.sanitized.contains(PINNED_HOST))
 }
 
-/// Taint appended after a pinned host: it cannot reach the destination.
+/// Whether a value is a service's configured location (`SERVICE_BASE_URL` from the
+/// environment): all its taint is configuration that names a service.
+fn configured_location(v: &Val) -> bool {
+    v.konst.is_none()
+        && v.alts.is_empty()
+        && !v.taint.is_empty()
+        && v.fields.is_empty()
+        && v.taint.iter().all(|(l, t)| {
+            t.service.is_some() && !l.starts_with("secret:") && !l.starts_with("param:")
+        })
+}
+
+/// Whether text after `v` cannot move the destination: `v` is a URL a guard pinned, or a
+/// configured location followed by a fixed `/` (`{base_url}/contacts/{id}`).
+fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
+    host_pinned(v)
+        || (configured_location(v) && next_text.is_some_and(|t| t.starts_with('/')))
+        || (v.taint.iter().all(|(l, t)| {
+            t.service.is_some() && !l.starts_with("secret:") && !l.starts_with("param:")
+        }) && !v.taint.is_empty()
+            && v.konst.as_deref().is_some_and(|k| {
+                k.strip_prefix(UNKNOWN)
+                    .is_some_and(|r| r.starts_with('/') && !r.contains(UNKNOWN))
+            }))
+}
+
+/// Parameters appended after a pinned host: they cannot choose the destination. (What the
+/// text carries, a secret or a file's content, still goes there.)
 fn after_pinned_host(v: &Val) -> Val {
     let mut v = v.clone();
     let mut kinds: Vec<String> = NETWORK_KINDS.iter().map(|k| k.to_string()).collect();
     kinds.push(PINNED_HOST.to_string());
-    v.sanitize(&kinds);
+    v.sanitize_labels("param:", &kinds);
     v
 }
 
@@ -381,6 +408,41 @@ impl<'p, 'm> Analyzer<'p, 'm> {
         g
     }
 
+    /// The module-level value of `n` in module `m`, as a default argument sees it. While the
+    /// module's top level is still running (a module-level instance of a class whose defaults
+    /// name earlier constants), that is the constant's own top-level assignment.
+    fn module_constant(&mut self, m: usize, n: &str) -> Val {
+        if !self.globals_busy.contains(&m) {
+            return self.globals(m).get(n).cloned().unwrap_or_default();
+        }
+        let prog = self.prog;
+        let Some(top) = prog.modules[m].functions.get(Module::TOP_LEVEL) else {
+            return Val::default();
+        };
+        let value = top.body.iter().find_map(|st| match &st.kind {
+            StmtKind::Assign { targets, value }
+                if targets
+                    .iter()
+                    .any(|t| matches!(&t.kind, ExprKind::Name(x) if x == n)) =>
+            {
+                Some(value)
+            }
+            _ => None,
+        });
+        match value {
+            Some(e) => {
+                let mut frame = Frame {
+                    an: self,
+                    m,
+                    f: Module::TOP_LEVEL,
+                    rec: None,
+                };
+                frame.eval(&mut Vars::new(), e)
+            }
+            None => Val::default(),
+        }
+    }
+
     /// Class-level bindings of class `c` of module `m` (its body run once), computed on demand.
     fn class_vars(&mut self, m: usize, c: &str) -> Rc<Vars> {
         let key = (m, c.to_string());
@@ -572,7 +634,12 @@ impl<'p, 'm> Analyzer<'p, 'm> {
         for (i, p) in params.iter().enumerate() {
             let mut v = match bindings[i].take() {
                 Some(v) => v,
-                None => p.default.as_ref().map(literal).unwrap_or_default(),
+                // A default naming a module constant (`base_url: str = SERVICE_URL`) is that
+                // constant, read when the function was defined.
+                None => match p.default.as_ref().map(|d| &d.kind) {
+                    Some(ExprKind::Name(n)) => self.module_constant(m, n),
+                    _ => p.default.as_ref().map(literal).unwrap_or_default(),
+                },
             };
             if extra.is_tainted() && bindings.get(i).is_some() && (p.variadic || p.keywords) {
                 v.absorb_taint(&extra);
@@ -789,7 +856,7 @@ impl Frame<'_, '_, '_> {
                 StmtKind::AugAssign { target, op, value } => {
                     let old = self.eval(vars, target);
                     let mut new = self.eval(vars, value);
-                    if op == "+" && host_pinned(&old) {
+                    if op == "+" && anchors_destination(&old, new.konst.as_deref()) {
                         new = after_pinned_host(&new);
                     }
                     let mut v = old.join(&new);
@@ -1315,7 +1382,14 @@ impl Frame<'_, '_, '_> {
                         }
                         StrPart::Expr(x) => {
                             let mut v = self.eval(vars, x);
-                            if vals.first().is_some_and(host_pinned) {
+                            let anchored = match (vals.first(), parts.get(1)) {
+                                (Some(first), Some(StrPart::Lit(next))) if vals.len() >= 2 => {
+                                    anchors_destination(first, Some(next))
+                                }
+                                (Some(first), _) => host_pinned(first),
+                                _ => false,
+                            };
+                            if anchored {
                                 v = after_pinned_host(&v);
                             }
                             out.absorb_taint(&v);
@@ -1608,7 +1682,7 @@ impl Frame<'_, '_, '_> {
             "+" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
-                if host_pinned(l) {
+                if anchors_destination(l, r.konst.as_deref()) {
                     out.absorb_taint(&after_pinned_host(r));
                 } else {
                     out.absorb_taint(r);
@@ -2106,7 +2180,8 @@ impl Frame<'_, '_, '_> {
                 // A question put to that service: the addresses in its answer (an image
                 // link) are the service's, not a destination the caller chose.
                 let mut v = v.clone();
-                v.sanitize(
+                v.sanitize_labels(
+                    "param:",
                     &NETWORK_KINDS
                         .iter()
                         .map(|k| k.to_string())
