@@ -106,29 +106,22 @@ fn host_pinned(v: &Val) -> bool {
     !v.taint.is_empty() && v.taint.values().all(|t| t.sanitized.contains(PINNED_HOST))
 }
 
-/// Whether a value is a service's configured location (`SERVICE_BASE_URL` from the
-/// environment): all its taint is configuration that names a service.
-fn configured_location(v: &Val) -> bool {
-    v.konst.is_none()
-        && v.alts.is_empty()
-        && !v.taint.is_empty()
-        && v.fields.is_empty()
-        && v.taint.iter().all(|(l, t)| {
-            t.service.is_some() && !l.starts_with("secret:") && !l.starts_with("param:")
-        })
-}
-
-/// Whether text after `v` cannot move the destination: `v` is a URL a guard pinned, or a
-/// configured location followed by a fixed `/` (`{base_url}/contacts/{id}`).
+/// Whether text after `v` cannot move the destination: `v` is a URL a guard pinned, or a base
+/// no parameter chose (`{base_url}` from configuration, a client attribute) followed by a fixed
+/// `/` (`{base_url}/contacts/{id}`): a parameter after it lands in the path or query.
 fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
+    let no_param = !v.all_taint().keys().any(|l| l.starts_with("param:"));
+    let path_next = |t: &str| t.starts_with('/') && !t.starts_with("//");
     host_pinned(v)
-        || (configured_location(v) && next_text.is_some_and(|t| t.starts_with('/')))
-        || (v.taint.iter().all(|(l, t)| {
-            t.service.is_some() && !l.starts_with("secret:") && !l.starts_with("param:")
-        }) && !v.taint.is_empty()
+        || (no_param
+            && v.konst.is_none()
+            && v.alts.is_empty()
+            && v.fields.is_empty()
+            && next_text.is_some_and(path_next))
+        || (no_param
             && v.konst.as_deref().is_some_and(|k| {
                 k.strip_prefix(UNKNOWN)
-                    .is_some_and(|r| r.starts_with('/') && !r.contains(UNKNOWN))
+                    .is_some_and(|r| path_next(r) && !r.contains(UNKNOWN))
             }))
 }
 
@@ -1382,13 +1375,16 @@ impl Frame<'_, '_, '_> {
                         }
                         StrPart::Expr(x) => {
                             let mut v = self.eval(vars, x);
-                            let anchored = match (vals.first(), parts.get(1)) {
-                                (Some(first), Some(StrPart::Lit(next))) if vals.len() >= 2 => {
-                                    anchors_destination(first, Some(next))
-                                }
-                                (Some(first), _) => host_pinned(first),
-                                _ => false,
-                            };
+                            // The text right after the first part: an earlier part, or
+                            // this one (`{base}{path}` with `path = f"/users/{u}"`).
+                            let next_text = vals
+                                .get(1)
+                                .map_or(v.konst.as_deref(), |n| n.konst.as_deref());
+                            let anchored = vals.first().is_some_and(|first| {
+                                host_pinned(first)
+                                    || (matches!(parts.first(), Some(StrPart::Expr(_)))
+                                        && anchors_destination(first, next_text))
+                            });
                             if anchored {
                                 v = after_pinned_host(&v);
                             }
