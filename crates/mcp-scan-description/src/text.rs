@@ -513,10 +513,10 @@ pub fn declared_names(text: &str) -> Vec<&str> {
         "pair",
     ];
     for (at, _) in text.match_indices(" is ") {
-        let before = text[..at].trim_end_matches(|c: char| matches!(c, ',' | '`' | '\'' | '"'));
-        let before = before.strip_suffix(", which").map_or(before, |b| {
-            b.trim_end_matches(|c: char| matches!(c, ',' | '`' | '\'' | '"'))
-        });
+        let before = text[..at].trim_end_matches([',', '`', '\'', '"']);
+        let before = before
+            .strip_suffix(", which")
+            .map_or(before, |b| b.trim_end_matches([',', '`', '\'', '"']));
         let start = before
             .char_indices()
             .rev()
