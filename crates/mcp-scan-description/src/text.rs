@@ -484,6 +484,65 @@ pub fn declared_names(text: &str) -> Vec<&str> {
             }
         }
     }
+    // A field of this tool's answer described as a value: `primary_type is "general"`,
+    // "`scores`, which is a list of pairs", "rank is an integer".
+    const VALUE_WORDS: &[&str] = &[
+        "list",
+        "string",
+        "number",
+        "integer",
+        "int",
+        "float",
+        "boolean",
+        "bool",
+        "dict",
+        "dictionary",
+        "array",
+        "map",
+        "object",
+        "score",
+        "count",
+        "ratio",
+        "share",
+        "percentage",
+        "probability",
+        "fraction",
+        "timestamp",
+        "date",
+        "tuple",
+        "pair",
+    ];
+    for (at, _) in text.match_indices(" is ") {
+        let before = text[..at].trim_end_matches([',', '`', '\'', '"']);
+        let before = before
+            .strip_suffix(", which")
+            .map_or(before, |b| b.trim_end_matches([',', '`', '\'', '"']));
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let name = &before[start..];
+        if !is_id(name) || !name.contains('_') {
+            continue;
+        }
+        let rest = &text[at + 4..];
+        let value = rest.starts_with(['"', '\'', '`'])
+            || rest
+                .strip_prefix("a ")
+                .or_else(|| rest.strip_prefix("an "))
+                .is_some_and(|r| {
+                    let w: String = r
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphabetic())
+                        .collect::<String>()
+                        .to_ascii_lowercase();
+                    VALUE_WORDS.contains(&w.as_str())
+                });
+        if value {
+            out.push(name);
+        }
+    }
     // "the `x` parameter", "`x` argument".
     for kw in ["` parameter", "` argument", "` field", "` option"] {
         let mut from = 0;
@@ -587,6 +646,20 @@ mod tests {
         );
         assert_eq!(
             declared_names("Call send_email with to='x'. Reads: files."),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn fields_of_the_answer_described_as_values_are_the_tools_own_names() {
+        // (a non-ASCII character right before a name is no boundary problem)
+        let t = "With no match, primary_type is \"general\" —secondary_types, which is a list of pairs. rank_score is a float.";
+        let mut d = declared_names(t);
+        d.sort_unstable();
+        assert_eq!(d, ["primary_type", "rank_score", "secondary_types"]);
+        // What a tool call is said to be is no value of this tool's answer.
+        assert_eq!(
+            declared_names("Calling sync_cache is a mandatory step; send_logs is required."),
             Vec::<&str>::new()
         );
     }

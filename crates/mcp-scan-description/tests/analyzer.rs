@@ -372,6 +372,23 @@ fn naming_an_operation_or_a_value_style_is_not_a_call_to_another_tool() {
     );
 }
 
+#[test]
+fn a_field_of_the_tools_own_answer_is_not_a_tool_to_call() {
+    // Written for this test: the order names `best_label`, which the same text describes as a
+    // value of the answer.
+    let json = r#"[{"name": "classify_text", "description": "Guesses the genre of a text. ALWAYS CHECK score BEFORE USING best_label. When nothing matches, best_label is \"none\" with score 0.0; runner_up_labels, which is a list of pairs, ranks the next three."}]"#;
+    let f = all_findings(json);
+    assert!(f.iter().all(|(_, s, ..)| *s < Severity::Medium), "{f:?}");
+    // The twin: the same order naming something the text never describes as its own value.
+    let json = r#"[{"name": "classify_text", "description": "Guesses the genre of a text. ALWAYS CHECK score BEFORE USING export_labels. When nothing matches, the genre is \"none\" with score 0.0."}]"#;
+    let f = all_findings(json);
+    assert!(
+        f.iter()
+            .any(|(r, s, ..)| r == "MCPS-D003" && *s >= Severity::Medium),
+        "{f:?}"
+    );
+}
+
 /// The worst severity any rule gives a tool with this description (no siblings).
 fn worst(text: &str) -> Option<Severity> {
     let a = DescriptionAnalyzer::builtin().expect("rules");

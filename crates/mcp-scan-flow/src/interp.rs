@@ -28,8 +28,19 @@ const FIXPOINT_BUDGET: usize = 64;
 
 pub type Vars = BTreeMap<String, Val>;
 
-/// The parameters a helper checks with a guard: parameter index, kinds made safe.
-type HelperGuards = Vec<(usize, Vec<String>)>;
+/// A parameter a helper checks with a guard.
+#[derive(Debug, Clone, PartialEq)]
+struct HelperGuard {
+    param: usize,
+    kinds: Vec<String>,
+    /// A regex test whose patterns are the helper's parameter (`any(re.match(p, url) for p in
+    /// allowed)`): it guards only where the caller's patterns all match this model guard's
+    /// pattern (index into the models' guards), read at each call.
+    patterns_from: Option<(usize, usize)>,
+}
+
+/// The parameters a helper checks with a guard.
+type HelperGuards = Vec<HelperGuard>;
 
 /// Methods of strings and bytes: their result is (part of) the receiver's text.
 const STR_METHODS: &[&str] = &[
@@ -74,6 +85,55 @@ const FILE_KINDS: &[&str] = &[
 
 /// Sink kinds that send data off the machine.
 const NETWORK_KINDS: &[&str] = &["network-send", "network-fetch", "socket", "dns"];
+/// Marks, among the kinds a guard neutralised, a URL whose scheme and host the guard fixed,
+/// followed by `/` (`re.match(r"^https://docs\.example\.com/", url)`): text appended after it
+/// lands in the path or query and cannot move the destination.
+const PINNED_HOST: &str = "<pinned-host>";
+
+/// The kinds a model guard neutralises, with [`PINNED_HOST`] for a regex test whose pattern
+/// pins a destination (the models' network regex guards all require a host then `/`).
+fn guard_kinds(g: &crate::models::Guard) -> Vec<String> {
+    let mut k = g.kinds.clone();
+    if g.pattern.is_some() && k.iter().any(|x| x == "network-fetch") {
+        k.push(PINNED_HOST.to_string());
+    }
+    k
+}
+
+/// Whether a value is a URL a guard checked down to a fixed scheme and host (all its taint
+/// carries the mark).
+fn host_pinned(v: &Val) -> bool {
+    !v.taint.is_empty() && v.taint.values().all(|t| t.sanitized.contains(PINNED_HOST))
+}
+
+/// Whether text after `v` cannot move the destination: `v` is a URL a guard pinned, or a base
+/// no parameter chose (`{base_url}` from configuration, a client attribute) followed by a fixed
+/// `/` (`{base_url}/contacts/{id}`): a parameter after it lands in the path or query.
+fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
+    let no_param = !v.all_taint().keys().any(|l| l.starts_with("param:"));
+    let path_next = |t: &str| t.starts_with('/') && !t.starts_with("//");
+    host_pinned(v)
+        || (no_param
+            && v.konst.is_none()
+            && v.alts.is_empty()
+            && v.fields.is_empty()
+            && next_text.is_some_and(path_next))
+        || (no_param
+            && v.konst.as_deref().is_some_and(|k| {
+                k.strip_prefix(UNKNOWN)
+                    .is_some_and(|r| path_next(r) && !r.contains(UNKNOWN))
+            }))
+}
+
+/// Parameters appended after a pinned host: they cannot choose the destination. (What the
+/// text carries, a secret or a file's content, still goes there.)
+fn after_pinned_host(v: &Val) -> Val {
+    let mut v = v.clone();
+    let mut kinds: Vec<String> = NETWORK_KINDS.iter().map(|k| k.to_string()).collect();
+    kinds.push(PINNED_HOST.to_string());
+    v.sanitize_labels("param:", &kinds);
+    v
+}
 
 /// Data stored into an object built from the caller's input.
 pub const CALLER_DATA: &str = "caller-data";
@@ -418,15 +478,58 @@ impl<'p, 'm> Analyzer<'p, 'm> {
                 }
             }
             let models = self.prog.models;
+            let params: HashMap<&str, usize> = func
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.as_str(), i))
+                .collect();
+            let mut push = |g: HelperGuard| {
+                if !out.contains(&g) {
+                    out.push(g);
+                }
+            };
             for e in tests {
-                for (root, kinds) in guarded_roots(models, e) {
-                    if let Some(&i) = origin.get(&root)
-                        && !out
-                            .iter()
-                            .any(|(j, k): &(usize, Vec<String>)| *j == i && *k == kinds)
-                    {
-                        out.push((i, kinds));
-                    }
+                for (root, kinds, pats) in guarded_roots(models, e) {
+                    let Some(&i) = origin.get(&root) else {
+                        continue;
+                    };
+                    let patterns_from = match pats {
+                        PatternSource::Unconditional => None,
+                        PatternSource::Name(n, gi, iterated) => match params.get(n.as_str()) {
+                            Some(&pj) if iterated => Some((pj, gi)),
+                            // One pattern passed in: not the shape read at call sites.
+                            Some(_) => continue,
+                            // A module constant: its value decides now.
+                            None => {
+                                let g = self.globals(m);
+                                let ok =
+                                    g.get(&n)
+                                        .and_then(|v| {
+                                            if iterated {
+                                                v.any_element().candidates()
+                                            } else {
+                                                v.candidates()
+                                            }
+                                        })
+                                        .is_some_and(|c| {
+                                            !c.is_empty()
+                                                && models.guards[gi].pattern.as_ref().is_some_and(
+                                                    |p| c.iter().all(|k| p.is_match(k)),
+                                                )
+                                        });
+                                if !ok {
+                                    continue;
+                                }
+                                None
+                            }
+                        },
+                    };
+                    push(HelperGuard {
+                        param: i,
+                        kinds,
+                        patterns_from,
+                    });
                 }
             }
         }
@@ -729,7 +832,10 @@ impl Frame<'_, '_, '_> {
                 }
                 StmtKind::AugAssign { target, op, value } => {
                     let old = self.eval(vars, target);
-                    let new = self.eval(vars, value);
+                    let mut new = self.eval(vars, value);
+                    if op == "+" && anchors_destination(&old, new.konst.as_deref()) {
+                        new = after_pinned_host(&new);
+                    }
                     let mut v = old.join(&new);
                     v.konst = if op == "+" {
                         concat(old.konst.as_deref(), new.konst.as_deref())
@@ -751,7 +857,8 @@ impl Frame<'_, '_, '_> {
                     };
                     if let ExprKind::Call { callee, args } = &call.kind {
                         let resolved = self.eval(vars, callee);
-                        for (root, kinds) in self.raising_checked_roots(&resolved.refs, args) {
+                        for (root, kinds) in self.raising_checked_roots(vars, &resolved.refs, args)
+                        {
                             self.sanitize_var(vars, &root, &kinds);
                         }
                     }
@@ -940,7 +1047,7 @@ impl Frame<'_, '_, '_> {
                             {
                                 for a in rest {
                                     for root in all_root_vars(&a.value) {
-                                        self.sanitize_var(vars, &root, &g.kinds);
+                                        self.sanitize_var(vars, &root, &guard_kinds(g));
                                     }
                                 }
                             }
@@ -948,7 +1055,7 @@ impl Frame<'_, '_, '_> {
                     }
                     let resolved = self.eval(vars, callee);
                     // A helper that checks its argument (`if not allowed(url): raise`).
-                    for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
+                    for (root, kinds) in self.helper_checked_roots(vars, &resolved.refs, args) {
                         self.sanitize_var(vars, &root, &kinds);
                     }
                     for g in &models.guards {
@@ -964,7 +1071,7 @@ impl Frame<'_, '_, '_> {
                         {
                             for a in args {
                                 for root in all_root_vars(&a.value) {
-                                    self.sanitize_var(vars, &root, &g.kinds);
+                                    self.sanitize_var(vars, &root, &guard_kinds(g));
                                 }
                             }
                         }
@@ -996,7 +1103,7 @@ impl Frame<'_, '_, '_> {
         };
         let resolved = self.eval(vars, callee);
         let mut verdict = Val::default();
-        for (root, kinds) in self.helper_checked_roots(&resolved.refs, args) {
+        for (root, kinds) in self.helper_checked_roots(vars, &resolved.refs, args) {
             verdict.set_field(&root, Val::konst(kinds.join(",")));
         }
         if !verdict.fields.is_empty() {
@@ -1008,22 +1115,25 @@ impl Frame<'_, '_, '_> {
     /// the kinds it guards against.
     fn helper_checked_roots(
         &mut self,
+        vars: &mut Vars,
         refs: &BTreeSet<Ref>,
         args: &[Arg],
     ) -> Vec<(String, Vec<String>)> {
-        self.checked_roots(refs, args, false)
+        self.checked_roots(vars, refs, args, false)
     }
 
     fn raising_checked_roots(
         &mut self,
+        vars: &mut Vars,
         refs: &BTreeSet<Ref>,
         args: &[Arg],
     ) -> Vec<(String, Vec<String>)> {
-        self.checked_roots(refs, args, true)
+        self.checked_roots(vars, refs, args, true)
     }
 
     fn checked_roots(
         &mut self,
+        vars: &mut Vars,
         refs: &BTreeSet<Ref>,
         args: &[Arg],
         raising: bool,
@@ -1040,21 +1150,41 @@ impl Frame<'_, '_, '_> {
             } else {
                 self.an.helper_guards(mi, fi)
             };
-            for (pi, kinds) in hg.iter() {
-                let Some(ai) = pi.checked_sub(shift) else {
-                    continue;
-                };
-                let params = &self.an.prog.modules[mi].functions[fi].params;
-                let pname = params.get(*pi).map(|p| p.name.clone());
-                let arg = args
-                    .iter()
+            let arg_for = |pi: usize| -> Option<&Arg> {
+                let ai = pi.checked_sub(shift)?;
+                let pname = self.an.prog.modules[mi].functions[fi]
+                    .params
+                    .get(pi)
+                    .map(|p| p.name.clone());
+                args.iter()
                     .filter(|a| a.name.is_none() && !a.spread)
                     .nth(ai)
-                    .or_else(|| args.iter().find(|a| a.name == pname));
-                if let Some(a) = arg {
-                    for root in all_root_vars(&a.value) {
-                        out.push((root, kinds.clone()));
+                    .or_else(|| args.iter().find(|a| a.name == pname))
+            };
+            for g in hg.iter() {
+                let Some(a) = arg_for(g.param) else {
+                    continue;
+                };
+                // The caller's patterns decide: every one must pin what the guard needs.
+                if let Some((pj, gi)) = g.patterns_from {
+                    let Some(pats_arg) = arg_for(pj) else {
+                        continue;
+                    };
+                    let pats = self.eval(vars, &pats_arg.value).any_element().candidates();
+                    let model = &self.models().guards[gi];
+                    let pinned = pats.is_some_and(|c| {
+                        !c.is_empty()
+                            && model
+                                .pattern
+                                .as_ref()
+                                .is_some_and(|p| c.iter().all(|k| p.is_match(k)))
+                    });
+                    if !pinned {
+                        continue;
                     }
+                }
+                for root in all_root_vars(&a.value) {
+                    out.push((root, g.kinds.clone()));
                 }
             }
         }
@@ -1228,7 +1358,20 @@ impl Frame<'_, '_, '_> {
                             vals.push(Val::konst(s.clone()));
                         }
                         StrPart::Expr(x) => {
-                            let v = self.eval(vars, x);
+                            let mut v = self.eval(vars, x);
+                            // The text right after the first part: an earlier part, or
+                            // this one (`{base}{path}` with `path = f"/users/{u}"`).
+                            let next_text = vals
+                                .get(1)
+                                .map_or(v.konst.as_deref(), |n| n.konst.as_deref());
+                            let anchored = vals.first().is_some_and(|first| {
+                                host_pinned(first)
+                                    || (matches!(parts.first(), Some(StrPart::Expr(_)))
+                                        && anchors_destination(first, next_text))
+                            });
+                            if anchored {
+                                v = after_pinned_host(&v);
+                            }
                             out.absorb_taint(&v);
                             vals.push(v);
                         }
@@ -1519,7 +1662,11 @@ impl Frame<'_, '_, '_> {
             "+" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
-                out.absorb_taint(r);
+                if anchors_destination(l, r.konst.as_deref()) {
+                    out.absorb_taint(&after_pinned_host(r));
+                } else {
+                    out.absorb_taint(r);
+                }
                 set_const_over(&mut out, &[Some(l), Some(r)], |c| {
                     concat(c[0].as_deref(), c[1].as_deref())
                 });
@@ -1563,10 +1710,24 @@ impl Frame<'_, '_, '_> {
                 out
             }
             "|" => {
+                // Mappings merged (`headers | {...}`): the left's keys, then the right's over
+                // them, each with its taint.
+                if !l.fields.is_empty() || !r.fields.is_empty() {
+                    let mut out = Val::default();
+                    for (l2, t) in l.taint.iter().chain(r.taint.iter()) {
+                        let mut one = Val::default();
+                        one.taint.insert(l2.clone(), t.clone());
+                        out.absorb_taint(&one);
+                    }
+                    for (k, v) in l.fields.iter().chain(r.fields.iter()) {
+                        out.set_field(k, v.clone());
+                    }
+                    return out;
+                }
                 // Flags (`mode | stat.S_ISUID`) read as the names or numbers they combine.
-                // Mappings merged this way (`headers | {...}`) are not followed yet: their
-                // fields would need the credential-to-its-own-service judgement first.
                 let mut out = Val::default();
+                out.absorb_taint(l);
+                out.absorb_taint(r);
                 let text = |v: &Val| v.konst.clone().or_else(|| self.const_text(v));
                 let (a, b) = (text(l), text(r));
                 if l.fields.is_empty() && r.fields.is_empty() && (a.is_some() || b.is_some()) {
@@ -2002,6 +2163,7 @@ impl Frame<'_, '_, '_> {
         let models = self.models();
         let site = Loc::new(self.m, &e.span);
         let mut out = Val::default();
+        let mut service_client = false;
         if let Some(r) = recv {
             // A client object built with a credential (`Client(api_key)`) returns the
             // service's answers, not the credential; string methods on the credential itself
@@ -2010,13 +2172,28 @@ impl Frame<'_, '_, '_> {
             let keeps_credential = STR_METHODS.contains(&method);
             for (l, t) in r.all_taint() {
                 if l.starts_with("secret:") && t.service.is_some() && !keeps_credential {
+                    service_client = true;
                     continue;
                 }
                 crate::value::merge_taint(&mut out.taint, &l, &t);
             }
         }
         for (_, v, _) in argv {
-            out.absorb_taint(v);
+            if service_client && !models.propagators.contains_key(q) {
+                // A question put to that service: the addresses in its answer (an image
+                // link) are the service's, not a destination the caller chose.
+                let mut v = v.clone();
+                v.sanitize_labels(
+                    "param:",
+                    &NETWORK_KINDS
+                        .iter()
+                        .map(|k| k.to_string())
+                        .collect::<Vec<_>>(),
+                );
+                out.absorb_taint(&v);
+            } else {
+                out.absorb_taint(v);
+            }
         }
         if let Some(kinds) = models.sanitizers.get(q) {
             out.sanitize(kinds);
@@ -2173,9 +2350,21 @@ impl Frame<'_, '_, '_> {
                 });
                 let arg_target = target;
                 let target = based.as_ref().or(target);
-                let dest_host = target
-                    .and_then(|v| self.describe(v))
-                    .and_then(|d| detail_host(&d));
+                // One of several constants (`http`/`https` picked from configuration): the
+                // host they agree on, none when none fixes it, and no match when they differ.
+                let dest_host = match target {
+                    Some(t) if t.konst.is_none() && !t.alts.is_empty() => {
+                        let hosts: BTreeSet<Option<String>> =
+                            t.alts.iter().map(|a| detail_host(a)).collect();
+                        match hosts.len() {
+                            1 => hosts.into_iter().next().flatten(),
+                            _ => Some(String::from(UNKNOWN)),
+                        }
+                    }
+                    _ => target
+                        .and_then(|v| self.describe(v))
+                        .and_then(|d| detail_host(&d)),
+                };
                 let mut taints: Vec<(String, Taint, bool)> = Vec::new();
                 if let Some(t) = target {
                     let reaching = match &row.code_keys {
@@ -2766,9 +2955,43 @@ fn collect_helper_parts<'e>(
     }
 }
 
+/// Where a regex guard's patterns come from, when they are not a literal read off the syntax.
+#[derive(Clone)]
+enum PatternSource {
+    /// No pattern, or literal patterns already checked.
+    Unconditional,
+    /// A name (a parameter or a module constant), the model guard's index, and whether the
+    /// test loops over it (`any(re.match(p, u) for p in NAME)`) rather than using it whole.
+    Name(String, usize, bool),
+}
+
+/// The patterns a regex guard's first argument (or loop) gives: literal ones checked against
+/// the model's pattern now, a name left for the caller; None = the test guards nothing.
+fn regex_pattern_source(
+    pattern: &regex::Regex,
+    gi: usize,
+    e: &Expr,
+    iterated: bool,
+) -> Option<PatternSource> {
+    let lits: Vec<&str> = match &e.kind {
+        ExprKind::Str(s) if !iterated => vec![s.as_str()],
+        ExprKind::Tuple(xs) | ExprKind::List(xs) if iterated => xs
+            .iter()
+            .map(|x| match &x.kind {
+                ExprKind::Str(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?,
+        ExprKind::Name(n) => return Some(PatternSource::Name(n.clone(), gi, iterated)),
+        _ => return None,
+    };
+    (!lits.is_empty() && lits.iter().all(|l| pattern.is_match(l)))
+        .then_some(PatternSource::Unconditional)
+}
+
 /// The variables a condition checks with a model guard (by method or operator), read off the
-/// syntax, with the kinds each check makes safe.
-fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
+/// syntax, with the kinds each check makes safe and where a regex test's patterns come from.
+fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, PatternSource)> {
     let mut out = Vec::new();
     let mut todo = vec![e];
     let mut seen = 0usize;
@@ -2786,7 +3009,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
                     if g.op.as_deref() == Some(bare)
                         && let Some(root) = root_var(left)
                     {
-                        out.push((root, g.kinds.clone()));
+                        out.push((root, g.kinds.clone(), PatternSource::Unconditional));
                     }
                 }
                 todo.push(left);
@@ -2798,18 +3021,60 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
                         if g.method.as_deref() == Some(attr.as_str())
                             && let Some(root) = root_var(value)
                         {
-                            out.push((root, narrow_prefix_guard(attr, &g.kinds, args)));
+                            out.push((
+                                root,
+                                narrow_prefix_guard(attr, &g.kinds, args),
+                                PatternSource::Unconditional,
+                            ));
                         }
                     }
                 }
+                let is_guard_callee = |c: &str, p: &str| c == p || c.ends_with(&format!(".{p}"));
                 let path = callee.dotted_path();
-                for g in &models.guards {
+                for (gi, g) in models.guards.iter().enumerate() {
                     if let (Some(c), Some(p)) = (&g.callee, &path)
-                        && (c == p || c.ends_with(&format!(".{p}")))
+                        && is_guard_callee(c, p)
                     {
-                        for a in args {
+                        let (checked, src) = match (&g.pattern, args.split_first()) {
+                            (None, _) => (args.as_slice(), Some(PatternSource::Unconditional)),
+                            (Some(pat), Some((first, rest))) => {
+                                (rest, regex_pattern_source(pat, gi, &first.value, false))
+                            }
+                            (Some(_), None) => (args.as_slice(), None),
+                        };
+                        let Some(src) = src else { continue };
+                        for a in checked {
                             for root in all_root_vars(&a.value) {
-                                out.push((root, g.kinds.clone()));
+                                out.push((root, guard_kinds(g), src.clone()));
+                            }
+                        }
+                    }
+                }
+                // `any(re.match(p, url) for p in PATTERNS)`
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
+                    && let [arg] = args.as_slice()
+                    && let ExprKind::Comprehension {
+                        elements, clauses, ..
+                    } = &arg.value.kind
+                    && let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice())
+                    && let ExprKind::Name(loopvar) = &target.kind
+                    && let ExprKind::Call {
+                        callee: gc,
+                        args: gargs,
+                    } = &el.kind
+                    && let [first, rest @ ..] = gargs.as_slice()
+                    && matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar)
+                    && let Some(p) = gc.dotted_path()
+                {
+                    for (gi, g) in models.guards.iter().enumerate() {
+                        if let (Some(c), Some(pat)) = (&g.callee, &g.pattern)
+                            && is_guard_callee(c, &p)
+                            && let Some(src) = regex_pattern_source(pat, gi, iter, true)
+                        {
+                            for a in rest {
+                                for root in all_root_vars(&a.value) {
+                                    out.push((root, guard_kinds(g), src.clone()));
+                                }
                             }
                         }
                     }
@@ -2863,7 +3128,17 @@ fn narrow_prefix_guard(method: &str, kinds: &[String], args: &[Arg]) -> Vec<Stri
     }
     let is_net = |k: &String| NETWORK_KINDS.contains(&k.as_str());
     if prefixes.iter().all(|p| p.contains("://")) {
-        return kinds.iter().filter(|k| is_net(k)).cloned().collect();
+        let mut out: Vec<String> = kinds.iter().filter(|k| is_net(k)).cloned().collect();
+        // `startswith("https://host/")`: the host is fixed, then `/`.
+        let pins = |p: &str| {
+            p.split_once("://")
+                .and_then(|(_, rest)| rest.split_once('/'))
+                .is_some_and(|(host, _)| !host.is_empty())
+        };
+        if !out.is_empty() && prefixes.iter().all(|p| pins(p)) {
+            out.push(PINNED_HOST.to_string());
+        }
+        return out;
     }
     if prefixes.iter().all(|p| !p.contains("://")) {
         return kinds.iter().filter(|k| !is_net(k)).cloned().collect();
@@ -2946,7 +3221,8 @@ fn detail_host(detail: &str) -> Option<String> {
         .chars()
         .take_while(|c| !matches!(c, '/' | ':' | ' ' | '?' | '#'))
         .collect();
-    if host.is_empty() || host.contains(UNKNOWN) {
+    // `⟨labels⟩` stands for a value with no known text: no host.
+    if host.is_empty() || host.contains(UNKNOWN) || host.contains('⟨') {
         None
     } else {
         Some(host.to_ascii_lowercase())

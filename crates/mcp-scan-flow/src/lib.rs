@@ -692,10 +692,15 @@ fn authority_is_configured(detail: &str) -> bool {
     let Some((authority, _)) = rest.split_once('/') else {
         return false;
     };
+    // The host unknown, then at most a port (unknown or fixed: `…:27124`).
+    let (host, port) = authority.split_once(':').unwrap_or((authority, ""));
     !scheme.is_empty()
-        && !authority.is_empty()
-        && authority.chars().all(|c| c == value::UNKNOWN || c == ':')
-        && authority.matches(value::UNKNOWN).count() <= 2
+        && host.chars().all(|c| c == value::UNKNOWN)
+        && host.chars().count() == 1
+        && port
+            .chars()
+            .all(|c| c == value::UNKNOWN || c.is_ascii_digit())
+        && port.matches(value::UNKNOWN).count() <= 1
 }
 
 /// The host a network capability's detail fixes: a URL's host, or a resolved or connected
@@ -802,6 +807,8 @@ mod tests {
     fn a_configured_authority_is_unknown_parts_up_to_a_fixed_slash() {
         assert!(authority_is_configured("GET https://…:…/vault/…"));
         assert!(authority_is_configured("POST http://…/search/"));
+        assert!(authority_is_configured("POST http://…:27124/vault/…"));
+        assert!(!authority_is_configured("POST http://…:8080.evil.com/x"));
         assert!(!authority_is_configured("GET ⟨param:url⟩"));
         assert!(!authority_is_configured("GET https://…"));
         assert!(!authority_is_configured("GET https://…….evil.com/x"));

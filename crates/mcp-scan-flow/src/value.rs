@@ -219,6 +219,18 @@ impl Val {
         }
     }
 
+    /// [`Self::sanitize`] for the labels starting with `prefix` only.
+    pub fn sanitize_labels(&mut self, prefix: &str, kinds: &[String]) {
+        for (l, t) in self.taint.iter_mut() {
+            if l.starts_with(prefix) {
+                t.sanitized.extend(kinds.iter().cloned());
+            }
+        }
+        for f in self.fields.values_mut() {
+            f.sanitize_labels(prefix, kinds);
+        }
+    }
+
     /// The value of field `name`: the field if known, joined with the container's own taint.
     pub fn field(&self, name: &str) -> Val {
         let mut out = self.fields.get(name).cloned().unwrap_or_default();

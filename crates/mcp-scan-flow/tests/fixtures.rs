@@ -220,6 +220,37 @@ fn declared_file_parameter_opened_by_a_document_tool_is_low_and_lookalikes_stay_
 }
 
 #[test]
+fn destinations_the_caller_cannot_move_stay_clean_and_their_twins_are_flagged() {
+    let s = check_fixture("anchored_destinations");
+    // The clean tools do reach the network with the parameter in the URL: guarded, not unseen.
+    for (tool, source) in [
+        ("read_docs_page", "param:url"),
+        ("read_doc_sections", "param:titles"),
+        ("get_crm_contact", "param:contact_id"),
+        ("ask_answerengine", "param:question"),
+    ] {
+        let b = behavior(&s, tool);
+        assert!(
+            b.flows
+                .iter()
+                .any(|f| f.source == source && f.sink_kind == "network-fetch" && f.sanitized),
+            "{tool}: {source} must reach the fetch, guarded\n{}",
+            describe(&s.results)
+        );
+    }
+    // The merged headers keep the key (`headers | {...}`): it reaches the other service's host,
+    // and is its own use at the configured host.
+    let has_key = |tool: &str| {
+        behavior(&s, tool)
+            .flows
+            .iter()
+            .any(|f| f.source == "secret:env" && f.sink_kind == "network-send")
+    };
+    assert!(has_key("notesapp_mirror"), "{}", describe(&s.results));
+    assert!(!has_key("notesapp_append"), "{}", describe(&s.results));
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
