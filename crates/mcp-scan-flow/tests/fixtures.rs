@@ -315,6 +315,27 @@ fn lowlevel_server_splits_dispatcher_and_reports_shell_injection() {
 }
 
 #[test]
+fn feature_gated_dispatcher_arms_charge_each_tool_only_with_its_own_arm() {
+    let s = check_fixture("gated_dispatch");
+    for honest in ["count_words", "get_time"] {
+        assert!(
+            behavior(&s, honest)
+                .capabilities
+                .iter()
+                .all(|c| c.kind != "command-exec"),
+            "{honest} must not inherit the shell of another arm\n{}",
+            describe(&s.results)
+        );
+    }
+    assert!(
+        behavior(&s, "run_report")
+            .capabilities
+            .iter()
+            .any(|c| c.kind == "command-exec")
+    );
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }
