@@ -828,6 +828,26 @@ impl Frame<'_, '_, '_> {
                 cur.set_field(k, v);
                 vars.insert(n.clone(), cur);
             }
+            (ExprKind::Attribute { value: owner, attr }, _)
+                if let ExprKind::Name(n) = &owner.kind =>
+            {
+                // `os.environ[key] = v`, `self.cache[key] = v`: a weak update of the attribute
+                // stored into, not of its owner; tainting the owner would taint every other
+                // attribute (`os.path.expanduser(...)` after a dotenv loader filled `os.environ`).
+                // The stored-into value as held (not evaluated: reading `os.environ` here is
+                // no read of the environment).
+                let mut field = self
+                    .lookup(vars, n)
+                    .fields
+                    .get(attr)
+                    .cloned()
+                    .unwrap_or_default();
+                match key {
+                    Some(k) => field.set_field(k, v),
+                    None => field.absorb_taint(&v),
+                }
+                self.store_field(vars, owner, Some(attr), field);
+            }
             _ => {
                 // Unknown key or deeper path: a weak update of the root variable's taint.
                 if let Some(root) = root_var(base) {
@@ -1456,6 +1476,12 @@ impl Frame<'_, '_, '_> {
                         v
                     }
                 };
+                // What the code stored under this very name (`os.environ["K"] = data`); a store
+                // under a name it cannot know (a dotenv loader's loop) is configuration read
+                // back by its name, judged by the source row above.
+                if let Some(stored) = key.as_deref().and_then(|k| base.fields.get(k)) {
+                    v.absorb_taint(stored);
+                }
                 if matches!(key.as_deref(), Some("HOME") | Some("USERPROFILE")) {
                     v.konst = Some("~".to_string());
                 }
@@ -1762,6 +1788,21 @@ impl Frame<'_, '_, '_> {
         out
     }
 
+    /// A value that is a module bound by `import m` (a scanned module, or an external one the
+    /// current module imports whole).
+    fn is_imported_module(&self, v: &Val) -> bool {
+        !v.refs.is_empty()
+            && v.refs.iter().all(|r| match r {
+                Ref::Module(_) => true,
+                Ref::Api(q) => self
+                    .module()
+                    .imports
+                    .iter()
+                    .any(|i| i.symbol.is_none() && (&i.module == q || &i.local == q)),
+                _ => false,
+            })
+    }
+
     /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
     /// what the call names, when the names are constants (or one of a few constants).
     fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
@@ -1955,13 +1996,35 @@ impl Frame<'_, '_, '_> {
         let models = self.models();
         let site = Loc::new(self.m, &e.span);
         let mut out = Val::default();
+        let mut stored_entry: Option<Val> = None;
         if let Some(r) = recv {
             // A client object built with a credential (`Client(api_key)`) returns the
             // service's answers, not the credential; string methods on the credential itself
             // still carry it.
             let method = q.rsplit('.').next().unwrap_or(q);
             let keeps_credential = STR_METHODS.contains(&method);
-            for (l, t) in r.all_taint() {
+            // `os.getcwd()`: a function of a module, not a method of the data stored in the
+            // module's attributes (`os.environ[k] = v`).
+            let keyed_source = r
+                .refs
+                .iter()
+                .any(|x| matches!(x, Ref::Api(m) if models.subscript_sources.contains_key(m)));
+            let taint = if keyed_source {
+                // `os.environ.get("K")`: the entry stored under that name, as for a subscript
+                // (added after the source below).
+                stored_entry = argv
+                    .iter()
+                    .find(|(n, _, spread)| n.is_none() && !spread)
+                    .and_then(|(_, k, _)| k.konst.as_deref())
+                    .and_then(|k| r.fields.get(k))
+                    .cloned();
+                BTreeMap::new()
+            } else if self.is_imported_module(r) {
+                r.taint.clone()
+            } else {
+                r.all_taint()
+            };
+            for (l, t) in taint {
                 if l.starts_with("secret:") && t.service.is_some() && !keeps_credential {
                     continue;
                 }
@@ -2078,6 +2141,9 @@ impl Frame<'_, '_, '_> {
                 out.taint = s.taint;
                 out.fields.clear();
             }
+        }
+        if let Some(stored) = &stored_entry {
+            out.absorb_taint(stored);
         }
         if let Some(rows) = models.sinks.get(q)
             && rows.iter().any(|r| r.kind == BACKGROUND)

@@ -336,6 +336,33 @@ fn feature_gated_dispatcher_arms_charge_each_tool_only_with_its_own_arm() {
 }
 
 #[test]
+fn a_dotenv_loader_filling_os_environ_taints_no_other_os_call_but_a_named_entry_keeps_its_data() {
+    let s = check_fixture("config_loaders");
+    assert!(
+        behavior(&s, "define_word")
+            .flows
+            .iter()
+            .all(|f| f.source != "file:content"),
+        "the config file's content must not reach define_word's request\n{}",
+        describe(&s.results)
+    );
+    let flow = behavior(&s, "define_term")
+        .flows
+        .iter()
+        .find(|f| f.source == "secret:file")
+        .unwrap_or_else(|| {
+            panic!(
+                "the stored key must reach the request\n{}",
+                describe(&s.results)
+            )
+        });
+    assert_eq!(
+        flow.path.first().map(|h| h.location.file.as_str()),
+        Some("blob_store.py")
+    );
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }
