@@ -363,6 +363,11 @@ fn a_dotenv_loader_filling_os_environ_taints_no_other_os_call_but_a_named_entry_
 }
 
 #[test]
+fn a_description_saying_what_goes_to_the_llm_is_no_offline_claim_and_a_local_claim_still_is() {
+    check_fixture("llm_tools");
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }
