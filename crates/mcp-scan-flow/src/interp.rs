@@ -909,6 +909,9 @@ impl Frame<'_, '_, '_> {
                             }
                         }
                     }
+                    // `any(str(p).startswith(str(root)) for root in ROOTS)`: the test made
+                    // for each element is made on the variable.
+                    todo.extend(quantified_tests(callee, args));
                     // `any(re.match(p, url) for p in PATTERNS)`: the test guards when every
                     // pattern the loop can take pins what the guard needs.
                     if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
@@ -2763,6 +2766,17 @@ fn collect_helper_parts<'e>(
     }
 }
 
+/// The tests inside `any(<test> for x in xs)` / `all(...)`.
+fn quantified_tests<'e>(callee: &Expr, args: &'e [Arg]) -> Vec<&'e Expr> {
+    match (&callee.kind, args) {
+        (ExprKind::Name(n), [arg]) if n == "any" || n == "all" => match &arg.value.kind {
+            ExprKind::Comprehension { elements, .. } => elements.iter().collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
 /// The variables a condition checks with a model guard (by method or operator), read off the
 /// syntax, with the kinds each check makes safe.
 fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
@@ -2790,6 +2804,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
                 todo.push(right);
             }
             ExprKind::Call { callee, args } => {
+                todo.extend(quantified_tests(callee, args));
                 if let ExprKind::Attribute { value, attr } = &callee.kind {
                     for g in &models.guards {
                         if g.method.as_deref() == Some(attr.as_str())

@@ -368,6 +368,25 @@ fn a_description_saying_what_goes_to_the_llm_is_no_offline_claim_and_a_local_cla
 }
 
 #[test]
+fn a_path_checked_against_a_list_of_roots_in_any_is_contained_and_an_extension_check_is_not() {
+    let s = check_fixture("path_allowlists");
+    for tool in ["export_audit", "export_timeline"] {
+        let b = behavior(&s, tool);
+        assert!(
+            b.flows
+                .iter()
+                .any(|f| f.source == "param:output_path" && f.sink_kind == "file-write")
+                && b.flows
+                    .iter()
+                    .filter(|f| f.sink_kind == "file-write")
+                    .all(|f| f.sanitized),
+            "{tool}: the write must be seen and guarded\n{}",
+            describe(&s.results)
+        );
+    }
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }
