@@ -404,7 +404,10 @@ impl<'p, 'm> Analyzer<'p, 'm> {
                     if origin.contains_key(target) {
                         continue;
                     }
-                    if let Some(i) = root_var(value).and_then(|r| origin.get(&r).copied()) {
+                    if let Some(i) = derived_from(value)
+                        .iter()
+                        .find_map(|r| origin.get(r).copied())
+                    {
                         origin.insert(target.clone(), i);
                         changed = true;
                     }
@@ -678,6 +681,19 @@ impl Frame<'_, '_, '_> {
             Node::Stmt(s) => match &s.kind {
                 StmtKind::Assign { targets, value } => {
                     let mut v = self.eval(vars, value);
+                    // `url = validate(url)`: a helper that raises unless its check holds guards
+                    // what it checked, and what it returns is the checked value.
+                    let call = match &value.kind {
+                        ExprKind::Await(x) => x.as_ref(),
+                        _ => value,
+                    };
+                    if let ExprKind::Call { callee, args } = &call.kind {
+                        let resolved = self.eval(vars, callee);
+                        for (root, kinds) in self.raising_checked_roots(&resolved.refs, args) {
+                            self.sanitize_var(vars, &root, &kinds);
+                            v.sanitize(&kinds);
+                        }
+                    }
                     if v.is_tainted() {
                         let mut names = Vec::new();
                         for t in targets {
@@ -886,6 +902,15 @@ impl Frame<'_, '_, '_> {
                 }
                 ExprKind::Unary { operand, .. } => todo.push(operand),
                 ExprKind::Await(x) => todo.push(x),
+                ExprKind::Attribute { value, attr } => {
+                    for g in &models.guards {
+                        if g.attr.as_deref() == Some(attr.as_str())
+                            && let Some(root) = root_var(value)
+                        {
+                            self.sanitize_var(vars, &root, &g.kinds);
+                        }
+                    }
+                }
                 ExprKind::Binary { op, left, right } => {
                     let bare = op.trim_start_matches("not ").trim();
                     for g in &models.guards {
@@ -2738,7 +2763,18 @@ fn collect_helper_parts<'e>(
                 collect_helper_parts(then, assigns, tests, depth + 1);
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
             }
-            StmtKind::For { body, orelse, .. } => {
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+                ..
+            } => {
+                // `for info in socket.getaddrinfo(host, port)`: the loop variable comes from
+                // what the loop walks.
+                if let ExprKind::Name(n) = &target.kind {
+                    assigns.push((n.clone(), iter));
+                }
                 collect_helper_parts(body, assigns, tests, depth + 1);
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
             }
@@ -2766,6 +2802,23 @@ fn collect_helper_parts<'e>(
     }
 }
 
+/// The variables a value is computed from, for a helper's locals: the root of the value and,
+/// for a call, of its arguments (`socket.getaddrinfo(parsed.hostname, 443)` comes from
+/// `parsed`, `ipaddress.ip_address(addr)` from `addr`).
+fn derived_from(e: &Expr) -> Vec<String> {
+    let mut out: Vec<String> = root_var(e).into_iter().collect();
+    let call = match &e.kind {
+        ExprKind::Await(x) => x.as_ref(),
+        _ => e,
+    };
+    if let ExprKind::Call { args, .. } = &call.kind {
+        for a in args {
+            out.extend(root_var(&a.value));
+        }
+    }
+    out
+}
+
 /// The tests inside `any(<test> for x in xs)` / `all(...)`.
 fn quantified_tests<'e>(callee: &Expr, args: &'e [Arg]) -> Vec<&'e Expr> {
     match (&callee.kind, args) {
@@ -2791,6 +2844,15 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>)> {
         match &e.kind {
             ExprKind::Unary { operand, .. } => todo.push(operand),
             ExprKind::Await(x) => todo.push(x),
+            ExprKind::Attribute { value, attr } => {
+                for g in &models.guards {
+                    if g.attr.as_deref() == Some(attr.as_str())
+                        && let Some(root) = root_var(value)
+                    {
+                        out.push((root, g.kinds.clone()));
+                    }
+                }
+            }
             ExprKind::Binary { op, left, right } => {
                 let bare = op.trim_start_matches("not ").trim();
                 for g in &models.guards {

@@ -387,6 +387,24 @@ fn a_path_checked_against_a_list_of_roots_in_any_is_contained_and_an_extension_c
 }
 
 #[test]
+fn refusing_private_resolved_addresses_in_a_raising_helper_guards_the_endpoint_and_loopback_alone_does_not()
+ {
+    let s = check_fixture("ssrf_guards");
+    let b = behavior(&s, "push_traces");
+    assert!(
+        b.flows
+            .iter()
+            .any(|f| f.source == "param:endpoint" && f.sink_kind == "network-send")
+            && b.flows
+                .iter()
+                .filter(|f| f.sink_kind == "network-send")
+                .all(|f| f.sanitized),
+        "the push must be seen and guarded\n{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }
