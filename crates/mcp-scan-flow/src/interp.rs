@@ -1799,6 +1799,9 @@ impl Frame<'_, '_, '_> {
                 if let Some(view) = mapping_view(method.unwrap_or(""), r) {
                     out = view;
                 }
+                if let Some(entry) = keyed_lookup(method.unwrap_or(""), r, &argv) {
+                    out = entry;
+                }
             }
             for (_, v, _) in &argv {
                 out.absorb_taint(v);
@@ -2609,6 +2612,24 @@ fn collect_consts(v: &Val, depth: usize, out: &mut BTreeSet<String>) {
 
 /// `d.items()`, `d.values()`, `d.keys()` of a mapping whose fields are known: a list of
 /// `(key, value)` pairs, of the values, of the keys, so that a loop over it sees each of them.
+/// `arguments.get("path", default)` on a mapping whose entries are known: that entry (with
+/// what was stored under unknown keys) or the default, not every entry of the mapping (a
+/// dispatcher's argument mapping holds every parameter of the tool).
+fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
+    if recv.fields.is_empty() || !recv.refs.is_empty() || !matches!(method, "get" | "pop") {
+        return None;
+    }
+    let key = positional(argv, 0)?.konst.clone()?;
+    if key.contains(UNKNOWN) {
+        return None;
+    }
+    let mut out = recv.field(&key);
+    if let Some(default) = positional(argv, 1) {
+        out.join_in(default);
+    }
+    Some(out)
+}
+
 fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
     if recv.fields.is_empty() || !matches!(method, "items" | "values" | "keys") {
         return None;

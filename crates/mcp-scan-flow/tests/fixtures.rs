@@ -327,12 +327,16 @@ fn feature_gated_dispatcher_arms_charge_each_tool_only_with_its_own_arm() {
             describe(&s.results)
         );
     }
-    assert!(
-        behavior(&s, "run_report")
-            .capabilities
-            .iter()
-            .any(|c| c.kind == "command-exec")
-    );
+    let run = behavior(&s, "run_report");
+    assert!(run.capabilities.iter().any(|c| c.kind == "command-exec"));
+    // `arguments.get("title")` is the title alone, not every argument of the call.
+    let to_shell: Vec<&str> = run
+        .flows
+        .iter()
+        .filter(|f| f.sink_kind == "command-exec")
+        .map(|f| f.source.as_str())
+        .collect();
+    assert_eq!(to_shell, ["param:script"], "{}", describe(&s.results));
 }
 
 #[test]
