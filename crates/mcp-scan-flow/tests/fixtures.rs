@@ -372,6 +372,33 @@ fn a_description_saying_what_goes_to_the_llm_is_no_offline_claim_and_a_local_cla
 }
 
 #[test]
+fn two_calls_to_one_undeclared_host_are_one_finding() {
+    let s = check_fixture("llm_tools");
+    let r = s
+        .results
+        .iter()
+        .find(|r| r.target.name == "summarize_text")
+        .expect("summarize_text");
+    assert_eq!(
+        r.behavior
+            .capabilities
+            .iter()
+            .filter(|c| c.kind == "network-fetch")
+            .count(),
+        2,
+        "both calls are seen\n{}",
+        describe(&s.results)
+    );
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.rule_id == "MCPS-S010")
+            .count(),
+        1
+    );
+}
+
+#[test]
 fn a_path_checked_against_a_list_of_roots_in_any_is_contained_and_an_extension_check_is_not() {
     let s = check_fixture("path_allowlists");
     for tool in ["export_audit", "export_timeline"] {
