@@ -468,7 +468,10 @@ impl<'p, 'm> Analyzer<'p, 'm> {
                     if origin.contains_key(target) {
                         continue;
                     }
-                    if let Some(i) = root_var(value).and_then(|r| origin.get(&r).copied()) {
+                    if let Some(i) = derived_from(value)
+                        .iter()
+                        .find_map(|r| origin.get(r).copied())
+                    {
                         origin.insert(target.clone(), i);
                         changed = true;
                     }
@@ -805,6 +808,20 @@ impl Frame<'_, '_, '_> {
             Node::Stmt(s) => match &s.kind {
                 StmtKind::Assign { targets, value } => {
                     let mut v = self.eval(vars, value);
+                    // `url = validate(url)`: a helper that raises unless its check holds guards
+                    // what it checked, and what it returns is the checked value.
+                    let call = match &value.kind {
+                        ExprKind::Await(x) => x.as_ref(),
+                        _ => value,
+                    };
+                    if let ExprKind::Call { callee, args } = &call.kind {
+                        let resolved = self.eval(vars, callee);
+                        for (root, kinds) in self.raising_checked_roots(vars, &resolved.refs, args)
+                        {
+                            self.sanitize_var(vars, &root, &kinds);
+                            v.sanitize(&kinds);
+                        }
+                    }
                     if v.is_tainted() {
                         let mut names = Vec::new();
                         for t in targets {
@@ -959,6 +976,26 @@ impl Frame<'_, '_, '_> {
                 cur.set_field(k, v);
                 vars.insert(n.clone(), cur);
             }
+            (ExprKind::Attribute { value: owner, attr }, _)
+                if let ExprKind::Name(n) = &owner.kind =>
+            {
+                // `os.environ[key] = v`, `self.cache[key] = v`: a weak update of the attribute
+                // stored into, not of its owner; tainting the owner would taint every other
+                // attribute (`os.path.expanduser(...)` after a dotenv loader filled `os.environ`).
+                // The stored-into value as held (not evaluated: reading `os.environ` here is
+                // no read of the environment).
+                let mut field = self
+                    .lookup(vars, n)
+                    .fields
+                    .get(attr)
+                    .cloned()
+                    .unwrap_or_default();
+                match key {
+                    Some(k) => field.set_field(k, v),
+                    None => field.absorb_taint(&v),
+                }
+                self.store_field(vars, owner, Some(attr), field);
+            }
             _ => {
                 // Unknown key or deeper path: a weak update of the root variable's taint.
                 if let Some(root) = root_var(base) {
@@ -997,6 +1034,15 @@ impl Frame<'_, '_, '_> {
                 }
                 ExprKind::Unary { operand, .. } => todo.push(operand),
                 ExprKind::Await(x) => todo.push(x),
+                ExprKind::Attribute { value, attr } => {
+                    for g in &models.guards {
+                        if g.attr.as_deref() == Some(attr.as_str())
+                            && let Some(root) = root_var(value)
+                        {
+                            self.sanitize_var(vars, &root, &g.kinds);
+                        }
+                    }
+                }
                 ExprKind::Binary { op, left, right } => {
                     let bare = op.trim_start_matches("not ").trim();
                     for g in &models.guards {
@@ -1020,6 +1066,9 @@ impl Frame<'_, '_, '_> {
                             }
                         }
                     }
+                    // `any(str(p).startswith(str(root)) for root in ROOTS)`: the test made
+                    // for each element is made on the variable.
+                    todo.extend(quantified_tests(callee, args));
                     // `any(re.match(p, url) for p in PATTERNS)`: the test guards when every
                     // pattern the loop can take pins what the guard needs.
                     if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
@@ -1623,6 +1672,12 @@ impl Frame<'_, '_, '_> {
                         v
                     }
                 };
+                // What the code stored under this very name (`os.environ["K"] = data`); a store
+                // under a name it cannot know (a dotenv loader's loop) is configuration read
+                // back by its name, judged by the source row above.
+                if let Some(stored) = key.as_deref().and_then(|k| base.fields.get(k)) {
+                    v.absorb_taint(stored);
+                }
                 if matches!(key.as_deref(), Some("HOME") | Some("USERPROFILE")) {
                     v.konst = Some("~".to_string());
                 }
@@ -1933,6 +1988,9 @@ impl Frame<'_, '_, '_> {
                 if let Some(view) = mapping_view(method.unwrap_or(""), r) {
                     out = view;
                 }
+                if let Some(entry) = keyed_lookup(method.unwrap_or(""), r, &argv) {
+                    out = entry;
+                }
             }
             for (_, v, _) in &argv {
                 out.absorb_taint(v);
@@ -1950,8 +2008,21 @@ impl Frame<'_, '_, '_> {
         out
     }
 
-    /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
-    /// what the call names, when the names are constants (or one of a few constants).
+    /// A value that is a module bound by `import m` (a scanned module, or an external one the
+    /// current module imports whole).
+    fn is_imported_module(&self, v: &Val) -> bool {
+        !v.refs.is_empty()
+            && v.refs.iter().all(|r| match r {
+                Ref::Module(_) => true,
+                Ref::Api(q) => self
+                    .module()
+                    .imports
+                    .iter()
+                    .any(|i| i.symbol.is_none() && (&i.module == q || &i.local == q)),
+                _ => false,
+            })
+    }
+
     /// Whether `r` is a function (or a class's `__init__`) of this module with a parameter
     /// whose default names a variable.
     fn defaults_a_global(&self, r: &Ref) -> bool {
@@ -1972,6 +2043,8 @@ impl Frame<'_, '_, '_> {
         })
     }
 
+    /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
+    /// what the call names, when the names are constants (or one of a few constants).
     fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
         let is = |q: &str| fval.refs.contains(&Ref::Api(q.to_string()));
         if is("getattr") {
@@ -2164,13 +2237,35 @@ impl Frame<'_, '_, '_> {
         let site = Loc::new(self.m, &e.span);
         let mut out = Val::default();
         let mut service_client = false;
+        let mut stored_entry: Option<Val> = None;
         if let Some(r) = recv {
             // A client object built with a credential (`Client(api_key)`) returns the
             // service's answers, not the credential; string methods on the credential itself
             // still carry it.
             let method = q.rsplit('.').next().unwrap_or(q);
             let keeps_credential = STR_METHODS.contains(&method);
-            for (l, t) in r.all_taint() {
+            // `os.getcwd()`: a function of a module, not a method of the data stored in the
+            // module's attributes (`os.environ[k] = v`).
+            let keyed_source = r
+                .refs
+                .iter()
+                .any(|x| matches!(x, Ref::Api(m) if models.subscript_sources.contains_key(m)));
+            let taint = if keyed_source {
+                // `os.environ.get("K")`: the entry stored under that name, as for a subscript
+                // (added after the source below).
+                stored_entry = argv
+                    .iter()
+                    .find(|(n, _, spread)| n.is_none() && !spread)
+                    .and_then(|(_, k, _)| k.konst.as_deref())
+                    .and_then(|k| r.fields.get(k))
+                    .cloned();
+                BTreeMap::new()
+            } else if self.is_imported_module(r) {
+                r.taint.clone()
+            } else {
+                r.all_taint()
+            };
+            for (l, t) in taint {
                 if l.starts_with("secret:") && t.service.is_some() && !keeps_credential {
                     service_client = true;
                     continue;
@@ -2312,6 +2407,9 @@ impl Frame<'_, '_, '_> {
                 out.taint = s.taint;
                 out.fields.clear();
             }
+        }
+        if let Some(stored) = &stored_entry {
+            out.absorb_taint(stored);
         }
         if let Some(rows) = models.sinks.get(q)
             && rows.iter().any(|r| r.kind == BACKGROUND)
@@ -2773,6 +2871,24 @@ fn collect_consts(v: &Val, depth: usize, out: &mut BTreeSet<String>) {
 
 /// `d.items()`, `d.values()`, `d.keys()` of a mapping whose fields are known: a list of
 /// `(key, value)` pairs, of the values, of the keys, so that a loop over it sees each of them.
+/// `arguments.get("path", default)` on a mapping whose entries are known: that entry (with
+/// what was stored under unknown keys) or the default, not every entry of the mapping (a
+/// dispatcher's argument mapping holds every parameter of the tool).
+fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
+    if recv.fields.is_empty() || !recv.refs.is_empty() || !matches!(method, "get" | "pop") {
+        return None;
+    }
+    let key = positional(argv, 0)?.konst.clone()?;
+    if key.contains(UNKNOWN) {
+        return None;
+    }
+    let mut out = recv.field(&key);
+    if let Some(default) = positional(argv, 1) {
+        out.join_in(default);
+    }
+    Some(out)
+}
+
 fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
     if recv.fields.is_empty() || !matches!(method, "items" | "values" | "keys") {
         return None;
@@ -2927,7 +3043,18 @@ fn collect_helper_parts<'e>(
                 collect_helper_parts(then, assigns, tests, depth + 1);
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
             }
-            StmtKind::For { body, orelse, .. } => {
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+                ..
+            } => {
+                // `for info in socket.getaddrinfo(host, port)`: the loop variable comes from
+                // what the loop walks.
+                if let ExprKind::Name(n) = &target.kind {
+                    assigns.push((n.clone(), iter));
+                }
                 collect_helper_parts(body, assigns, tests, depth + 1);
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
             }
@@ -2989,6 +3116,34 @@ fn regex_pattern_source(
         .then_some(PatternSource::Unconditional)
 }
 
+/// The variables a value is computed from, for a helper's locals: the root of the value and,
+/// for a call, of its arguments (`socket.getaddrinfo(parsed.hostname, 443)` comes from
+/// `parsed`, `ipaddress.ip_address(addr)` from `addr`).
+fn derived_from(e: &Expr) -> Vec<String> {
+    let mut out: Vec<String> = root_var(e).into_iter().collect();
+    let call = match &e.kind {
+        ExprKind::Await(x) => x.as_ref(),
+        _ => e,
+    };
+    if let ExprKind::Call { args, .. } = &call.kind {
+        for a in args {
+            out.extend(root_var(&a.value));
+        }
+    }
+    out
+}
+
+/// The tests inside `any(<test> for x in xs)` / `all(...)`.
+fn quantified_tests<'e>(callee: &Expr, args: &'e [Arg]) -> Vec<&'e Expr> {
+    match (&callee.kind, args) {
+        (ExprKind::Name(n), [arg]) if n == "any" || n == "all" => match &arg.value.kind {
+            ExprKind::Comprehension { elements, .. } => elements.iter().collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
 /// The variables a condition checks with a model guard (by method or operator), read off the
 /// syntax, with the kinds each check makes safe and where a regex test's patterns come from.
 fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, PatternSource)> {
@@ -3003,6 +3158,15 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
         match &e.kind {
             ExprKind::Unary { operand, .. } => todo.push(operand),
             ExprKind::Await(x) => todo.push(x),
+            ExprKind::Attribute { value, attr } => {
+                for g in &models.guards {
+                    if g.attr.as_deref() == Some(attr.as_str())
+                        && let Some(root) = root_var(value)
+                    {
+                        out.push((root, g.kinds.clone(), PatternSource::Unconditional));
+                    }
+                }
+            }
             ExprKind::Binary { op, left, right } => {
                 let bare = op.trim_start_matches("not ").trim();
                 for g in &models.guards {
@@ -3016,6 +3180,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
                 todo.push(right);
             }
             ExprKind::Call { callee, args } => {
+                todo.extend(quantified_tests(callee, args));
                 if let ExprKind::Attribute { value, attr } = &callee.kind {
                     for g in &models.guards {
                         if g.method.as_deref() == Some(attr.as_str())

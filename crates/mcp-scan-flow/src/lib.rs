@@ -543,6 +543,7 @@ fn evaluate_rules(
                 }
                 // One finding per place (a POST is both a fetch and a send).
                 let mut seen_at = std::collections::BTreeSet::new();
+                let mut seen_hosts = std::collections::BTreeSet::new();
                 for cap in &b.capabilities {
                     if !kinds.contains(&cap.kind) {
                         continue;
@@ -598,6 +599,14 @@ fn evaluate_rules(
                     {
                         continue;
                     }
+                    // One finding per destination: two calls to the same host (a health
+                    // check and the request) are one behaviour for the reviewer.
+                    if declared_network.is_some()
+                        && let Some(h) = dest_host(&cap.kind, d)
+                        && seen_hosts.contains(&h)
+                    {
+                        continue;
+                    }
                     if let Some(dn) = declared_network {
                         // Services whose configuration the destination was built from.
                         let configured: std::collections::BTreeSet<String> = into_here()
@@ -618,6 +627,11 @@ fn evaluate_rules(
                     }
                     if !seen_at.insert((cap.location.clone(), cap.via.clone())) {
                         continue;
+                    }
+                    if declared_network.is_some()
+                        && let Some(h) = dest_host(&cap.kind, d)
+                    {
+                        seen_hosts.insert(h);
                     }
                     let via = if cap.via.is_empty() {
                         String::new()

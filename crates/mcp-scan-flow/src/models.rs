@@ -186,6 +186,8 @@ pub struct Guard {
     pub method: Option<String>,
     pub callee: Option<String>,
     pub op: Option<String>,
+    /// A property read in the test (`ip.is_private`): the object it is read from is checked.
+    pub attr: Option<String>,
     pub kinds: Vec<String>,
     /// A regex test (`re.fullmatch(PATTERN, x)`) guards only when its first argument is a
     /// constant that this matches: what the test pins down decides what it guards.
@@ -467,14 +469,19 @@ impl Models {
             for k in &r.kinds {
                 kinds.push(check_kind(src, k)?);
             }
-            let n = [r.method.is_some(), r.callee.is_some(), r.op.is_some()]
-                .iter()
-                .filter(|b| **b)
-                .count();
+            let n = [
+                r.method.is_some(),
+                r.callee.is_some(),
+                r.op.is_some(),
+                r.attr.is_some(),
+            ]
+            .iter()
+            .filter(|b| **b)
+            .count();
             if n != 1 {
                 return Err(src.error(
                     r.kinds.first().map_or(0..0, |k| k.span()),
-                    "a guard needs exactly one of method, callee or op",
+                    "a guard needs exactly one of method, callee, op or attr",
                 ));
             }
             let pattern = r
@@ -489,6 +496,7 @@ impl Models {
                 method: r.method,
                 callee: r.callee,
                 op: r.op,
+                attr: r.attr,
                 kinds,
                 pattern,
             });
@@ -748,6 +756,7 @@ struct RawGuard {
     method: Option<String>,
     callee: Option<String>,
     op: Option<String>,
+    attr: Option<String>,
     kinds: Vec<toml::Spanned<String>>,
     pattern: Option<toml::Spanned<String>>,
 }

@@ -346,6 +346,127 @@ fn lowlevel_server_splits_dispatcher_and_reports_shell_injection() {
 }
 
 #[test]
+fn feature_gated_dispatcher_arms_charge_each_tool_only_with_its_own_arm() {
+    let s = check_fixture("gated_dispatch");
+    for honest in ["count_words", "get_time"] {
+        assert!(
+            behavior(&s, honest)
+                .capabilities
+                .iter()
+                .all(|c| c.kind != "command-exec"),
+            "{honest} must not inherit the shell of another arm\n{}",
+            describe(&s.results)
+        );
+    }
+    let run = behavior(&s, "run_report");
+    assert!(run.capabilities.iter().any(|c| c.kind == "command-exec"));
+    // `arguments.get("title")` is the title alone, not every argument of the call.
+    let to_shell: Vec<&str> = run
+        .flows
+        .iter()
+        .filter(|f| f.sink_kind == "command-exec")
+        .map(|f| f.source.as_str())
+        .collect();
+    assert_eq!(to_shell, ["param:script"], "{}", describe(&s.results));
+}
+
+#[test]
+fn a_dotenv_loader_filling_os_environ_taints_no_other_os_call_but_a_named_entry_keeps_its_data() {
+    let s = check_fixture("config_loaders");
+    assert!(
+        behavior(&s, "define_word")
+            .flows
+            .iter()
+            .all(|f| f.source != "file:content"),
+        "the config file's content must not reach define_word's request\n{}",
+        describe(&s.results)
+    );
+    let flow = behavior(&s, "define_term")
+        .flows
+        .iter()
+        .find(|f| f.source == "secret:file")
+        .unwrap_or_else(|| {
+            panic!(
+                "the stored key must reach the request\n{}",
+                describe(&s.results)
+            )
+        });
+    assert_eq!(
+        flow.path.first().map(|h| h.location.file.as_str()),
+        Some("blob_store.py")
+    );
+}
+
+#[test]
+fn a_description_saying_what_goes_to_the_llm_is_no_offline_claim_and_a_local_claim_still_is() {
+    check_fixture("llm_tools");
+}
+
+#[test]
+fn two_calls_to_one_undeclared_host_are_one_finding() {
+    let s = check_fixture("llm_tools");
+    let r = s
+        .results
+        .iter()
+        .find(|r| r.target.name == "summarize_text")
+        .expect("summarize_text");
+    assert_eq!(
+        r.behavior
+            .capabilities
+            .iter()
+            .filter(|c| c.kind == "network-fetch")
+            .count(),
+        2,
+        "both calls are seen\n{}",
+        describe(&s.results)
+    );
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.rule_id == "MCPS-S010")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_path_checked_against_a_list_of_roots_in_any_is_contained_and_an_extension_check_is_not() {
+    let s = check_fixture("path_allowlists");
+    for tool in ["export_audit", "export_timeline"] {
+        let b = behavior(&s, tool);
+        assert!(
+            b.flows
+                .iter()
+                .any(|f| f.source == "param:output_path" && f.sink_kind == "file-write")
+                && b.flows
+                    .iter()
+                    .filter(|f| f.sink_kind == "file-write")
+                    .all(|f| f.sanitized),
+            "{tool}: the write must be seen and guarded\n{}",
+            describe(&s.results)
+        );
+    }
+}
+
+#[test]
+fn refusing_private_resolved_addresses_in_a_raising_helper_guards_the_endpoint_and_loopback_alone_does_not()
+ {
+    let s = check_fixture("ssrf_guards");
+    let b = behavior(&s, "push_traces");
+    assert!(
+        b.flows
+            .iter()
+            .any(|f| f.source == "param:endpoint" && f.sink_kind == "network-send")
+            && b.flows
+                .iter()
+                .filter(|f| f.sink_kind == "network-send")
+                .all(|f| f.sanitized),
+        "the push must be seen and guarded\n{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn risky_server_fires_every_remaining_rule() {
     check_fixture("risky_server");
 }

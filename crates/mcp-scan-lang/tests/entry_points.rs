@@ -523,3 +523,43 @@ async def call_tool(name: str, arguments: dict):
     let echo_text = format!("{:?}", m.functions[echo.function].body);
     assert!(!echo_text.contains("subprocess"), "{echo_text}");
 }
+
+#[test]
+fn a_dispatcher_arm_gated_by_a_feature_flag_is_split_for_its_name_alone() {
+    let m = lower(
+        r#"
+import subprocess
+from mcp.server.lowlevel import Server
+server = Server("x")
+SHELL_ON = True
+STATS_ON = True
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    if name == "time":
+        text = "now"
+    elif name == "run" and SHELL_ON:
+        text = subprocess.run(arguments["cmd"], shell=True).stdout
+    elif STATS_ON and name == "stats":
+        text = "0"
+    else:
+        raise ValueError(name)
+    return [TextContent(type="text", text=text)]
+"#,
+    );
+    let arm = |n: &str| {
+        let e = m
+            .entry_points
+            .iter()
+            .find(|e| e.name == n)
+            .unwrap_or_else(|| panic!("{n}: no entry point"));
+        format!("{:?}", m.functions[e.function].body)
+    };
+    assert!(arm("run").contains("subprocess"));
+    let stats = arm("stats");
+    assert!(
+        !stats.contains("subprocess"),
+        "the gated run arm leaked into stats: {stats}"
+    );
+    assert!(!arm("time").contains("subprocess"));
+}

@@ -685,7 +685,7 @@ fn is_subject(e: &Expr, subjects: &Subjects) -> bool {
 }
 
 /// Tool names a test selects: `name == "x"`, `"x" == name`, `name in ("a", "b")`, `a or b`,
-/// and match patterns `"x"` / `"a" | "b"`.
+/// `name == "x" and <other condition>`, and match patterns `"x"` / `"a" | "b"`.
 fn selected_names(test: &Expr, subjects: &Subjects, negated: bool) -> Option<Vec<String>> {
     let lit = |e: &Expr| const_str(e, subjects.consts);
     match &test.kind {
@@ -711,6 +711,17 @@ fn selected_names(test: &Expr, subjects: &Subjects, negated: bool) -> Option<Vec
                 let mut l = selected_names(left, subjects, negated)?;
                 l.extend(selected_names(right, subjects, negated)?);
                 Some(l)
+            } else if (op == "and" && !negated) || (op == "or" && negated) {
+                // `name == "x" and FEATURE_ON`: the branch still runs only for "x" (the other
+                // operand narrows it further); when it is false, the later arms do not name "x".
+                match (
+                    selected_names(left, subjects, negated),
+                    selected_names(right, subjects, negated),
+                ) {
+                    (Some(l), Some(r)) => Some(l.into_iter().filter(|n| r.contains(n)).collect()),
+                    (Some(n), None) | (None, Some(n)) => Some(n),
+                    (None, None) => None,
+                }
             } else {
                 None
             }
