@@ -144,7 +144,21 @@ def main():
             checks = {"big manifest": workloads[f"manifest, {a.tools:,} real tools"]}
             if have_mcptox:
                 checks["mcptox"] = workloads["bench mcptox (491 + benign)"]
-            for name, ms in corpora().items():
+            named = corpora()
+            if have_mcptox:
+                # The bench's raw report holds scores only: the findings themselves are compared
+                # on each poisoned tool as a manifest of its own, and on the benign manifests.
+                with open(poisoned, encoding="utf-8") as f:
+                    recs = [json.loads(l) for l in f if l.strip()]
+                named["mcptox-poisoned"] = [
+                    {"name": str(r["id"]), "tools": [{"name": r.get("poisoned_tool_name") or "tool",
+                                                      "description": r["description"]}]}
+                    for r in recs]
+                benign_files = sorted(os.path.join(benign_dir, n) for n in os.listdir(benign_dir)
+                                      if n.endswith(".json"))
+                checks[f"mcptox-benign ({len(benign_files)} manifests)"] = [
+                    "manifest", *benign_files, "--format", "raw", "--fail-on", "never"]
+            for name, ms in named.items():
                 paths = []
                 for i, m in enumerate(ms):
                     p = os.path.join(work, f"{name}-{i}.json")

@@ -422,9 +422,7 @@ impl Names<'_, '_> {
                             && n.ends_with(token)
                             && n[..n.len() - token.len()].ends_with(['_', '-'])
                     }) || tools.is_some_and(|t| {
-                        t.tails
-                            .get(token)
-                            .is_some_and(|ns| ns.iter().any(|n| other(n)))
+                        t.tails.get(token).is_some_and(|ns| ns.iter().any(&other))
                     }));
                 whole
                     || tail
