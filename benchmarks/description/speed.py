@@ -10,6 +10,7 @@ of BIN (and BASE, interleaved run by run so that both see the same machine load)
 
   - `mcp-scan --version` (process start),
   - `mcp-scan manifest BIG --format raw` (the 10,000-tool manifest),
+  - the same on the short synthetic descriptions of benchmarks/mcptox/run.sh's speed check,
   - `mcp-scan bench mcptox --format raw` (491 poisoned tools + the benign manifests),
 
 reporting the median wall time and the median user+sys CPU time of N runs, and BIN/BASE
@@ -93,6 +94,27 @@ def big_manifest(n):
     return {"name": "big", "tools": tools}
 
 
+def synthetic_manifest(n):
+    """The short, clean descriptions of benchmarks/mcptox/run.sh's speed check (same seed)."""
+    import random
+    random.seed(7)
+    verbs = ["Returns", "Lists", "Creates", "Deletes", "Updates", "Searches", "Fetches", "Counts"]
+    nouns = ["invoices", "tickets", "pages", "rows", "events", "users", "files", "messages", "orders"]
+    extra = ["Results are paginated; pass the cursor from the previous call.",
+             "Only works within the configured workspace.",
+             "Use the `limit` parameter to cap the number of results.",
+             "Times are in UTC unless a timezone is given.",
+             "Fails if the item does not exist."]
+    tools = []
+    for i in range(n):
+        noun = random.choice(nouns)
+        desc = f"{random.choice(verbs)} {noun} of the connected account. " + " ".join(random.sample(extra, 2))
+        props = {f"p{j}": {"type": "string", "description": f"Filter on {noun} field {j}."} for j in range(3)}
+        tools.append({"name": f"tool_{i}_{noun}", "description": desc,
+                      "inputSchema": {"type": "object", "properties": props}})
+    return {"name": "big", "tools": tools}
+
+
 def run(cmd, expect=(0, 3, 4)):
     """(wall seconds, user+sys CPU seconds, stdout) of one whole process."""
     t = time.perf_counter()
@@ -130,9 +152,13 @@ def main():
         big = os.path.join(work, "big.json")
         with open(big, "w", encoding="utf-8") as f:
             json.dump(big_manifest(a.tools), f, ensure_ascii=False, indent=1)
+        synth = os.path.join(work, "synthetic.json")
+        with open(synth, "w", encoding="utf-8") as f:
+            json.dump(synthetic_manifest(a.tools), f, indent=1)
         workloads = {
             "--version (process start)": ["--version"],
             f"manifest, {a.tools:,} real tools": ["manifest", big, "--format", "raw", "--fail-on", "never"],
+            f"manifest, {a.tools:,} synthetic tools": ["manifest", synth, "--format", "raw", "--fail-on", "never"],
         }
         if have_mcptox:
             workloads["bench mcptox (491 + benign)"] = [
@@ -141,7 +167,8 @@ def main():
             print(f"(MCPTox skipped: {poisoned} not found)")
 
         if a.base:
-            checks = {"big manifest": workloads[f"manifest, {a.tools:,} real tools"]}
+            checks = {"big manifest": workloads[f"manifest, {a.tools:,} real tools"],
+                      "synthetic manifest": workloads[f"manifest, {a.tools:,} synthetic tools"]}
             if have_mcptox:
                 checks["mcptox"] = workloads["bench mcptox (491 + benign)"]
             named = corpora()
