@@ -17,7 +17,7 @@ use mcp_scan_core::{
 use mcp_scan_manifest::Manifest;
 use mcp_scan_rules::RuleError;
 use mcp_scan_rules::description::{DescriptionRule, DescriptionRules, FieldClass, Window};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// One rule that fired on one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,21 +62,19 @@ impl<'r> DescriptionAnalyzer<'r> {
     /// Every rule that fires on these fields of one entity. `siblings` are the names of the
     /// other tools of the same manifest (a reference to one of them is a workflow hint).
     pub fn scan_fields(&self, fields: &[Field<'_>], siblings: &HashSet<&str>) -> Vec<Hit> {
-        self.scan_entity(fields, siblings, None)
+        let extra: Vec<&str> = siblings.iter().copied().collect();
+        let names = Names {
+            tools: None,
+            extra: &extra,
+            own: None,
+        };
+        self.scan_entity(fields, &names)
     }
 
-    /// [`Self::scan_fields`] for an entity named `own`: the entity naming itself is not a
-    /// reference to another tool either.
-    fn scan_entity(
-        &self,
-        fields: &[Field<'_>],
-        siblings: &HashSet<&str>,
-        own: Option<&str>,
-    ) -> Vec<Hit> {
-        let names = Names { siblings, own };
+    fn scan_entity(&self, fields: &[Field<'_>], names: &Names<'_, '_>) -> Vec<Hit> {
         let mut hits = Vec::new();
         for f in fields {
-            self.scan_field(f, &names, &mut hits);
+            self.scan_field(f, names, &mut hits);
         }
         hits
     }
@@ -141,13 +139,17 @@ impl<'r> DescriptionAnalyzer<'r> {
                 if cue.not_in_instructions && field.path == "instructions" {
                     continue;
                 }
-                let re = &cue.patterns[p.pattern];
                 let directive = !rule.requires_any.is_empty();
-                occ.extend(re.find_iter(field.text).map(|m| {
-                    let sibling =
-                        cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
-                    (ri, p.cue, m.start(), sibling)
-                }));
+                match cue.patterns[p.pattern].regex() {
+                    Some(re) => occ.extend(re.find_iter(field.text).map(|m| {
+                        let sibling =
+                            cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
+                        (ri, p.cue, m.start(), sibling)
+                    })),
+                    // The set saw the pattern but it cannot be located (it did not compile
+                    // alone, which its set compiling rules out): still count the cue.
+                    None => occ.push((ri, p.cue, 0, false)),
+                }
             }
         }
         if occ.is_empty() {
@@ -173,38 +175,26 @@ impl<'r> DescriptionAnalyzer<'r> {
     /// One [`EntityReport`] per entity of the manifest (tools, resources, templates, prompts,
     /// and the server itself when it has instructions), each marked complete.
     pub fn scan_manifest(&self, m: &Manifest) -> Vec<EntityReport> {
-        let mut siblings: HashSet<&str> = m.tools.iter().map(|t| t.name.as_str()).collect();
+        let tools = ToolNames::new(m.tools.iter().map(|t| t.name.as_str()));
         fields::entities(m)
             .into_iter()
             .map(|e| {
-                // A tool naming itself is not a reference to a sibling; naming one of its own
-                // parameters is not a reference to another tool either.
-                let own = e.kind == EntityKind::Tool && siblings.remove(e.name);
                 // Names the entity's own text defines (documented parameters, the operations
-                // or actions it lists) are its vocabulary, like its schema's parameters.
+                // or actions it lists) are its vocabulary, like its schema's parameters: naming
+                // one is not a reference to another tool either.
                 let declared = e
                     .fields
                     .iter()
                     .filter(|f| f.class == FieldClass::Text)
                     .flat_map(|f| text::declared_names(f.text));
-                let params: Vec<&str> = e
-                    .params
-                    .iter()
-                    .copied()
-                    .chain(declared)
-                    .filter(|p| siblings.insert(p))
-                    .collect();
-                let hits = self.scan_entity(
-                    &e.fields,
-                    &siblings,
-                    (e.kind == EntityKind::Tool).then_some(e.name),
-                );
-                for p in params {
-                    siblings.remove(p);
-                }
-                if own {
-                    siblings.insert(e.name);
-                }
+                let extra: Vec<&str> = e.params.iter().copied().chain(declared).collect();
+                // A tool naming itself is not a reference to a sibling.
+                let names = Names {
+                    tools: Some(&tools),
+                    extra: &extra,
+                    own: (e.kind == EntityKind::Tool).then_some(e.name),
+                };
+                let hits = self.scan_entity(&e.fields, &names);
                 let target = ToolRef::new(m.server.clone(), e.kind, e.name.to_string());
                 let mut report = EntityReport::new(target.clone(), e.declared.map(str::to_string));
                 report
@@ -363,11 +353,47 @@ fn score_rule(
     })
 }
 
-/// The names an entity's text may mention without pointing at another tool.
+/// The tool names of a manifest, indexed for the three ways [`Names::known`] compares a token
+/// with them: a manifest of 10,000 tools made each comparison a walk over every name.
+struct ToolNames<'n> {
+    all: HashSet<&'n str>,
+    /// Each tail of a name after a `_` or `-` (`list-properties` in `hubspot-list-properties`)
+    /// and the names it ends.
+    tails: HashMap<&'n str, Vec<&'n str>>,
+    /// The names by their first word, lower-cased (the word a drifted reference must share).
+    by_first_word: HashMap<String, Vec<&'n str>>,
+}
+
+impl<'n> ToolNames<'n> {
+    fn new(names: impl Iterator<Item = &'n str>) -> Self {
+        let mut t = ToolNames {
+            all: HashSet::new(),
+            tails: HashMap::new(),
+            by_first_word: HashMap::new(),
+        };
+        for n in names {
+            if !t.all.insert(n) {
+                continue;
+            }
+            for (i, b) in n.bytes().enumerate() {
+                if b == b'_' || b == b'-' {
+                    t.tails.entry(&n[i + 1..]).or_default().push(n);
+                }
+            }
+            if let Some(w) = text::first_id_word(n) {
+                t.by_first_word.entry(w).or_default().push(n);
+            }
+        }
+        t
+    }
+}
+
+/// The names an entity's text may mention without pointing at another tool: the manifest's
+/// tools (but the entity itself), and the entity's own parameters and declared names.
 struct Names<'s, 'n> {
-    /// The other tools of the manifest, and the entity's own parameters and declared names.
-    siblings: &'s HashSet<&'n str>,
-    /// The entity's own name.
+    tools: Option<&'s ToolNames<'n>>,
+    extra: &'s [&'n str],
+    /// The entity's own name, when it is a tool.
     own: Option<&'s str>,
 }
 
@@ -378,21 +404,36 @@ impl Names<'_, '_> {
     /// tool still named in an old description: `listDocumentTabs` for `listTabs`).
     fn known(&self, text: &str, directive: bool) -> bool {
         let own = self.own.filter(|_| directive);
-        if self.siblings.is_empty() && own.is_none() {
+        // The entity itself counts only for directive rules.
+        let other = |n: &&str| directive || Some(*n) != self.own;
+        let tools = self.tools.filter(|t| !t.all.is_empty());
+        if self.extra.is_empty() && own.is_none() && tools.is_none() {
             return false;
         }
-        let names = || self.siblings.iter().copied().chain(own);
+        let names = || self.extra.iter().copied().chain(own);
         text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
             .map(|t| t.trim_end_matches('.'))
             .any(|token| {
-                names().any(|n| n == token)
-                    || (token.contains(['_', '-'])
-                        && names().any(|n| {
-                            n.len() > token.len()
-                                && n.ends_with(token)
-                                && n[..n.len() - token.len()].ends_with(['_', '-'])
-                        }))
-                    || text::DriftRef::new(token).is_some_and(|r| names().any(|n| r.matches(n)))
+                let whole = names().any(|n| n == token)
+                    || tools.is_some_and(|t| t.all.contains(token) && other(&token));
+                let tail = token.contains(['_', '-'])
+                    && (names().any(|n| {
+                        n.len() > token.len()
+                            && n.ends_with(token)
+                            && n[..n.len() - token.len()].ends_with(['_', '-'])
+                    }) || tools.is_some_and(|t| {
+                        t.tails.get(token).is_some_and(|ns| ns.iter().any(&other))
+                    }));
+                whole
+                    || tail
+                    || text::DriftRef::new(token).is_some_and(|r| {
+                        names().any(|n| r.matches(n))
+                            || tools.is_some_and(|t| {
+                                t.by_first_word
+                                    .get(r.first_word())
+                                    .is_some_and(|ns| ns.iter().any(|n| other(n) && r.matches(n)))
+                            })
+                    })
             })
     }
 }

@@ -341,6 +341,15 @@ fn drifted_name(reference: &str, name: &str) -> bool {
     DriftRef::new(reference).is_some_and(|r| r.matches(name))
 }
 
+/// The first word of an identifier, lower-cased: the word [`DriftRef::matches`] requires a
+/// name to share with the reference.
+pub fn first_id_word(name: &str) -> Option<String> {
+    identifier_parts(name, true)
+        .into_iter()
+        .next()
+        .map(|w| w.to_lowercase())
+}
+
 /// A reference split into words once, to be compared with many tool names.
 pub struct DriftRef {
     words: Vec<String>,
@@ -359,6 +368,11 @@ impl DriftRef {
         }
         let words = id_words(reference);
         (words.len() >= 2).then_some(DriftRef { words })
+    }
+
+    /// The reference's first word, lower-cased.
+    pub fn first_word(&self) -> &str {
+        &self.words[0]
     }
 
     pub fn matches(&self, name: &str) -> bool {

@@ -169,7 +169,46 @@ pub struct Cue {
     /// The cue does not count in a server's `instructions`, which address the model by design
     /// ("server instructions to the LLM" is their purpose, not a disguise).
     pub not_in_instructions: bool,
-    pub patterns: Vec<Regex>,
+    pub patterns: Vec<Pattern>,
+}
+
+/// One cue pattern, compiled on first use. The rule's [`RegexSet`] (compiled at load, from the
+/// same source under the same limits) says whether it occurs at all; only then is it compiled
+/// on its own to find where. Most patterns never occur in a scan, and compiling all of them at
+/// start was half of the start-up time of `mcp-scan manifest`.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    fn new(source: String) -> Self {
+        Pattern {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The pattern as compiled (after the ASCII word-boundary rewrite).
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// The compiled pattern; `None` only if it no longer compiles alone, which cannot happen
+    /// once its rule's set compiled (same source, same size limit).
+    pub fn regex(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| compile_pattern(&self.source).ok())
+            .as_ref()
+    }
+}
+
+fn compile_pattern(source: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(source)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_CACHE_LIMIT)
+        .build()
 }
 
 /// One compiled description rule.
@@ -224,6 +263,10 @@ pub struct DescriptionRules {
 }
 
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
+/// Capacity of each lazy DFA's cache of states. With the default (2 MiB) the pattern sets of
+/// the larger rules refill their caches over and over on a big manifest: a third of the scan
+/// went into rebuilding states. The cache grows only as states are built.
+const DFA_CACHE_LIMIT: usize = 32 << 20;
 
 impl DescriptionRules {
     /// Compiles rule files given as (name, text) pairs.
@@ -232,7 +275,7 @@ impl DescriptionRules {
         let mut sets = Vec::new();
         for (name, text) in files {
             let src = SourceFile::new(name, text);
-            let rule = compile_file(&src)?;
+            let (rule, set) = compile_file(&src)?;
             if let Some(prev) = rules.iter().find(|r| r.meta.id == rule.meta.id) {
                 return Err(src.error(
                     0..0,
@@ -242,27 +285,7 @@ impl DescriptionRules {
                     ),
                 ));
             }
-            let mut sources = Vec::new();
-            let mut index = Vec::new();
-            for (ci, cue) in rule.cues.iter().enumerate() {
-                for (pi, re) in cue.patterns.iter().enumerate() {
-                    sources.push(re.as_str().to_string());
-                    index.push(PatternRef {
-                        cue: ci,
-                        pattern: pi,
-                    });
-                }
-            }
-            let set = RegexSetBuilder::new(&sources)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|e| {
-                    src.error(
-                        0..0,
-                        format!("the rule's patterns do not compile together: {e}"),
-                    )
-                })?;
-            sets.push((set, index));
+            sets.push(set);
             rules.push(rule);
         }
         Ok(DescriptionRules { rules, sets })
@@ -284,7 +307,9 @@ impl DescriptionRules {
     }
 }
 
-fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
+fn compile_file(
+    src: &SourceFile<'_>,
+) -> Result<(DescriptionRule, (RegexSet, Vec<PatternRef>)), RuleError> {
     let raw: RawFile = src.parse()?;
     let meta = raw
         .rule
@@ -320,14 +345,11 @@ fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
                 ),
             ));
         }
-        let mut patterns = Vec::new();
-        for p in &raw_cue.patterns {
-            let re = RegexBuilder::new(&ascii_word_boundaries(p.get_ref()))
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map_err(|e| src.error(p.span(), format!("bad pattern: {e}")))?;
-            patterns.push(re);
-        }
+        let patterns = raw_cue
+            .patterns
+            .iter()
+            .map(|p| Pattern::new(ascii_word_boundaries(p.get_ref())))
+            .collect();
         cues.push(Cue {
             id: raw_cue.id.clone(),
             label: raw_cue.label.trim().to_string(),
@@ -343,6 +365,7 @@ fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
             "a description rule needs at least one [[match.cue]]",
         ));
     }
+    let set = pattern_set(src, &m.cues, &cues)?;
     let mut requires_any = Vec::new();
     for r in &m.requires_any {
         let i = cues
@@ -378,7 +401,7 @@ fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
             "a description rule needs at least one [[match.level]]",
         ));
     }
-    Ok(DescriptionRule {
+    let rule = DescriptionRule {
         meta,
         fields: m.fields,
         window: m.window,
@@ -389,7 +412,49 @@ fn compile_file(src: &SourceFile<'_>) -> Result<DescriptionRule, RuleError> {
         cues,
         fixture_fire: raw.fixtures.fire.get_ref().clone(),
         fixture_benign: raw.fixtures.benign.get_ref().clone(),
-    })
+    };
+    Ok((rule, set))
+}
+
+/// The rule's patterns as one set, and what each set index refers to. A pattern that does not
+/// compile is reported at its own line: the set fails first, then each pattern is compiled
+/// alone to find it (the error path only; patterns compile alone lazily, see [`Pattern`]).
+fn pattern_set(
+    src: &SourceFile<'_>,
+    raw: &[toml::Spanned<RawCue>],
+    cues: &[Cue],
+) -> Result<(RegexSet, Vec<PatternRef>), RuleError> {
+    let mut sources = Vec::new();
+    let mut index = Vec::new();
+    for (ci, cue) in cues.iter().enumerate() {
+        for (pi, p) in cue.patterns.iter().enumerate() {
+            sources.push(p.as_str());
+            index.push(PatternRef {
+                cue: ci,
+                pattern: pi,
+            });
+        }
+    }
+    match RegexSetBuilder::new(&sources)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_CACHE_LIMIT)
+        .build()
+    {
+        Ok(set) => Ok((set, index)),
+        Err(set_error) => {
+            for (rc, cue) in raw.iter().zip(cues) {
+                for (span, p) in rc.get_ref().patterns.iter().zip(&cue.patterns) {
+                    if let Err(e) = compile_pattern(p.as_str()) {
+                        return Err(src.error(span.span(), format!("bad pattern: {e}")));
+                    }
+                }
+            }
+            Err(src.error(
+                0..0,
+                format!("the rule's patterns do not compile together: {set_error}"),
+            ))
+        }
+    }
 }
 
 /// Rewrites `\b` as `(?-u:\b)`. A Unicode word boundary stops the lazy DFA at the first
@@ -424,6 +489,18 @@ mod tests {
         let rules = DescriptionRules::builtin().expect("built-in rules compile");
         assert!(!rules.rules.is_empty());
         for r in &rules.rules {
+            // Patterns compile lazily; each must still compile alone.
+            for c in &r.cues {
+                for p in &c.patterns {
+                    assert!(
+                        p.regex().is_some(),
+                        "{} {}: {}",
+                        r.meta.id,
+                        c.id,
+                        p.as_str()
+                    );
+                }
+            }
             assert!(r.meta.id.starts_with("MCPS-D"), "{}", r.meta.id);
             assert!(
                 r.fixture_fire.starts_with("fixtures/description/"),
