@@ -1308,3 +1308,108 @@ fn low_level_tools_take_descriptions_declared_in_other_modules_by_imported_names
         Some("Download a paper from arXiv. Returns its text.")
     );
 }
+
+#[test]
+fn class_body_annotations_are_lowered_as_fields_in_order() {
+    let t = scan(&[(
+        "spec.py",
+        r#"
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Spec:
+    """A spec."""
+    upstream: str
+    title: str = ""
+    LIMIT = 3
+
+    def method(self):
+        local: int = 1
+        return local
+"#,
+    )]);
+    let class = &t.modules[0].classes[0];
+    assert_eq!(class.fields, ["upstream", "title"]);
+}
+
+const SPEC_HELPER_SERVER: &str = r#"
+from dataclasses import dataclass
+from typing import NamedTuple
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("ui")
+
+@dataclass(frozen=True)
+class UiSpec:
+    upstream: str
+    description: str
+
+    @property
+    def name(self) -> str:
+        return _ui_name(self.upstream)
+
+class Plain(NamedTuple):
+    tool_name: str
+    doc: str
+
+def _ui_name(upstream: str) -> str:
+    return "ui_" + upstream.replace("-", "_")
+
+SPECS = (
+    UiSpec("console-create", "Create a console."),
+    UiSpec(description="Close the tab.", upstream="tab-close"),
+)
+
+def _register(server, spec):
+    async def tool(session_id: str) -> str:
+        return spec.upstream + session_id
+    server.tool(name=spec.name, description=spec.description)(tool)
+
+def _register_plain(server, spec):
+    def plain(x: str) -> str:
+        return x
+    server.tool(name=spec.tool_name, description=spec.doc)(plain)
+
+def register(server):
+    for spec in SPECS:
+        _register(server, spec)
+    for spec in [Plain("plain_echo", "Echo."), Plain("plain_again", "Again.")]:
+        _register_plain(server, spec)
+
+register(mcp)
+"#;
+
+#[test]
+fn names_from_dataclass_fields_and_properties_are_folded_per_call_of_a_registration_helper() {
+    let t = scan(&[("server.py", SPEC_HELPER_SERVER)]);
+    assert_eq!(
+        tools(&t),
+        [
+            "plain_again",
+            "plain_echo",
+            "ui_console_create",
+            "ui_tab_close"
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_registration_helper_fed_specs_read_at_run_time_stays_a_gap() {
+    // Twin: the same helper, but the specs come from a file read at run time; which tools the
+    // server lists is unknown, so the scan is INCOMPLETE rather than naming the closure.
+    let t = scan(&[(
+        "server.py",
+        &SPEC_HELPER_SERVER.replace(
+            "for spec in SPECS:",
+            "import json\n    for spec in json.load(open('specs.json')):",
+        ),
+    )]);
+    assert!(tools(&t).contains(&"plain_echo".to_string()));
+    assert!(
+        !tools(&t).iter().any(|n| n.starts_with("ui_")),
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
