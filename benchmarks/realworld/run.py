@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("MCP_SCAN_REALWORLD_DIR", "/tmp/mcp-realworld"))
 AT_LEAST_MEDIUM = ("CRITICAL", "HIGH", "MEDIUM")
+TIMEOUT = int(os.environ.get("MCP_SCAN_REALWORLD_TIMEOUT", "900"))
 
 
 def rows():
@@ -59,8 +60,12 @@ def scan(binary, pkg, ver):
     src = CACHE / "src" / f"{pkg}-{ver}"
     if not src.is_dir():
         return {"error": f"missing {src} (run fetch.sh)"}
-    p = subprocess.run([binary, "behavioral", str(src), "--no-llm", "-f", "raw", "--server-name", pkg],
-                       capture_output=True, text=True, timeout=900, check=False)
+    try:
+        p = subprocess.run([binary, "behavioral", str(src), "--no-llm", "-f", "raw", "--server-name", pkg],
+                           capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        # A scan that does not finish found nothing: reported, never dropped from the totals.
+        return {"error": f"scan did not finish in {TIMEOUT} s"}
     try:
         report = json.loads(p.stdout)
     except json.JSONDecodeError:
@@ -87,7 +92,8 @@ def main():
         res = {"package": pkg, "version": ver, "split": split, "listed": listed,
                "gt_source": gt.get(pkg, {}).get("source", "none")}
         if "error" in s:
-            res.update(error=s["error"], exit=s.get("exit"), found=[], static=[], findings=[], incomplete=None)
+            res.update(error=s["error"], exit=s.get("exit"), found=[], static=[], findings=[], incomplete=None,
+                       no_tools=True, missing=listed)
             results.append(res)
             continue
         r = s["report"]
