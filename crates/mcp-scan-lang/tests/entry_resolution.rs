@@ -1413,3 +1413,147 @@ fn a_registration_helper_fed_specs_read_at_run_time_stays_a_gap() {
     );
     assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
 }
+
+const REGISTRY_FILLED_BY_REGISTER_FUNCTIONS: &[(&str, &str)] = &[
+    ("pkg/__init__.py", ""),
+    (
+        "pkg/tools/__init__.py",
+        r#"
+HANDLERS: dict = {}
+
+def register_all() -> None:
+    from . import notes, extra
+    notes.register(HANDLERS)
+    extra.register(HANDLERS)
+
+def get_handler(name: str):
+    return HANDLERS.get(name)
+"#,
+    ),
+    (
+        "pkg/tools/notes.py",
+        r#"
+def register(registry: dict) -> None:
+    registry["read_note"] = handle_read
+    registry["write_note"] = handle_write
+
+async def handle_read(arguments, ctx):
+    return open(arguments["path"]).read()
+
+async def handle_write(arguments, ctx):
+    return None
+"#,
+    ),
+    (
+        "pkg/tools/extra.py",
+        r#"
+async def handle_stats(arguments, ctx):
+    return {}
+
+EXTRA = {"stats": handle_stats}
+
+def register(handlers: dict) -> None:
+    handlers.update(EXTRA)
+"#,
+    ),
+    (
+        "pkg/server.py",
+        r#"
+from mcp.server import Server
+from mcp.types import Tool
+from .tools import get_handler, register_all
+
+server = Server("notes")
+register_all()
+
+TOOLS = [
+    Tool(name="read_note", description="Read a note.", inputSchema={}),
+    Tool(name="write_note", description="Write a note.", inputSchema={}),
+    Tool(name="stats", description="Statistics.", inputSchema={}),
+    Tool(name="archive", description="Archive notes (not implemented yet).", inputSchema={}),
+]
+
+@server.list_tools()
+async def list_tools():
+    return TOOLS
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = get_handler(name)
+    if handler is not None:
+        return await handler(arguments, None)
+    return [f"unknown tool {name}"]
+"#,
+    ),
+];
+
+#[test]
+fn a_registry_dict_filled_by_register_functions_splits_the_dispatcher_per_key() {
+    let t = scan(REGISTRY_FILLED_BY_REGISTER_FUNCTIONS);
+    let e = entries(&t);
+    assert!(
+        e.contains(&(EntityKind::Tool, "read_note".into(), "handle_read".into())),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&(EntityKind::Tool, "write_note".into(), "handle_write".into())),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&(EntityKind::Tool, "stats".into(), "handle_stats".into())),
+        "{e:?}"
+    );
+    // Declared but absent from the registry: the dispatcher's miss path is what runs, and it is
+    // analysed under the declared name rather than left out.
+    assert!(
+        e.contains(&(EntityKind::Tool, "archive".into(), "call_tool".into())),
+        "{e:?}"
+    );
+    assert_eq!(tools(&t), ["archive", "read_note", "stats", "write_note"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_registry_dict_filled_from_data_at_run_time_leaves_the_dispatcher_a_gap() {
+    // Twin: the register function fills the registry from a plugin list read at run time; no
+    // key is known, no tool is declared, so the dispatcher stays unsplit and INCOMPLETE.
+    let files: Vec<(&str, &str)> = REGISTRY_FILLED_BY_REGISTER_FUNCTIONS
+        .iter()
+        .map(|(p, text)| match *p {
+            "pkg/tools/notes.py" => (
+                *p,
+                r#"
+import importlib, json
+def register(registry: dict) -> None:
+    for spec in json.load(open("plugins.json")):
+        registry[spec["name"]] = getattr(importlib.import_module(spec["module"]), "run")
+"#,
+            ),
+            "pkg/tools/extra.py" => (*p, "def register(handlers: dict) -> None:\n    pass\n"),
+            "pkg/server.py" => (*p, SERVER_WITHOUT_DECLARATIONS),
+            _ => (*p, *text),
+        })
+        .collect();
+    let t = scan(&files);
+    assert!(
+        tools(&t).is_empty() || tools(&t) == ["call_tool"],
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
+
+const SERVER_WITHOUT_DECLARATIONS: &str = r#"
+from mcp.server import Server
+from .tools import get_handler, register_all
+
+server = Server("notes")
+register_all()
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = get_handler(name)
+    if handler is not None:
+        return await handler(arguments, None)
+    return [f"unknown tool {name}"]
+"#;

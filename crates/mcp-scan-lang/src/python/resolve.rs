@@ -2563,6 +2563,90 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A module-level registry dict filled after it is bound: `REG[k] = fn` / `REG.update(...)`
+    /// anywhere in its module, and `register(REG)` calls into tree functions that fill their
+    /// parameter the same way (`def register(registry): registry["x"] = handle_x`).
+    fn registry_additions(
+        &self,
+        name: &str,
+        m: usize,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        if depth > 6 {
+            return;
+        }
+        for f in 0..self.mods[m].functions.len() {
+            self.param_additions(name, m, f, depth + 1, out);
+            let env = Env { m, f, subst: &[] };
+            let mut calls = Vec::new();
+            walk_stmts(&self.mods[m].functions[f].body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    each_call(e, &mut calls);
+                }
+            });
+            for call in calls {
+                let ExprKind::Call { callee, args } = &call.kind else {
+                    continue;
+                };
+                let Some(pos) = args.iter().position(|a| {
+                    a.name.is_none()
+                        && !a.spread
+                        && matches!(&a.value.kind, ExprKind::Name(k) if k == name)
+                }) else {
+                    continue;
+                };
+                let Some(Val::Func(cm, cf)) = self.eval(callee, env, 0) else {
+                    continue;
+                };
+                let Some(p) = self.func(cm, cf).and_then(|c| c.params.get(pos)) else {
+                    continue;
+                };
+                self.param_additions(&p.name, cm, cf, depth + 1, out);
+            }
+        }
+    }
+
+    /// Entries a function adds to the dict it names `name`: `name[k] = fn`, `name.update({...})`,
+    /// `name.update(OTHER)` with `OTHER` a mapping.
+    fn param_additions(
+        &self,
+        name: &str,
+        m: usize,
+        f: FuncId,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        let env = Env { m, f, subst: &[] };
+        let mut items = Vec::new();
+        self.dict_additions(name, m, f, &mut items);
+        for (k, v) in &items {
+            let (Some(k), Handler::Funcs(fs)) = (k, self.handler(v, env, 0)) else {
+                continue;
+            };
+            if let Some(key) = self.const_of(k, env, 0) {
+                out.extend(fs.into_iter().map(|(hm, hf, _)| (key.clone(), hm, hf)));
+            }
+        }
+        let Some(func) = self.func(m, f) else {
+            return;
+        };
+        walk_stmts(&func.body, &mut |st| {
+            if let StmtKind::Expr(x) = &st.kind
+                && let ExprKind::Call { callee, args } = &x.kind
+                && let ExprKind::Attribute { value, attr } = &callee.kind
+                && attr == "update"
+                && matches!(&value.kind, ExprKind::Name(k) if k == name)
+            {
+                for a in args {
+                    if a.name.is_none() && matches!(a.value.kind, ExprKind::Name(_)) {
+                        self.mapping_of(&a.value, env, depth + 1, out);
+                    }
+                }
+            }
+        });
+    }
+
     fn mapping_of(&self, e: &Expr, env: Env, depth: usize, out: &mut Vec<(String, usize, FuncId)>) {
         if depth > 6 {
             return;
@@ -2586,7 +2670,11 @@ impl<'a> Resolver<'a> {
                             f,
                             subst: &[],
                         };
-                        return self.mapping_of(x, inner, depth + 1, out);
+                        self.mapping_of(x, inner, depth + 1, out);
+                        if f == Module::TOP_LEVEL {
+                            self.registry_additions(n, env.m, depth + 1, out);
+                        }
+                        return;
                     }
                     if f == Module::TOP_LEVEL {
                         break;
