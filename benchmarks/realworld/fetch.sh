@@ -45,7 +45,7 @@ fail=0
 while IFS=$'\t' read -r pkg ver split _entry _args _env deps; do
   case $pkg in '#'*|'') continue ;; esac
   want=$("$py" -c 'import hashlib, sys; print("heldout" if int(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:8], 16) % 3 == 0 else "dev")' "$pkg")
-  if [ "$split" != unseen ] && [ "$want" != "$split" ]; then
+  if [ "${split#unseen}" = "$split" ] && [ "$want" != "$split" ]; then
     echo "fetch.sh: $pkg is in split '$split' but its hash puts it in '$want'" >&2; fail=1
   fi
   src="$dir/src/$pkg-$ver"
@@ -72,16 +72,16 @@ while IFS=$'\t' read -r pkg ver split _entry _args _env deps; do
     rm -rf "$dir/venv/$pkg"
     if [ -n "$uv" ]; then
       "$uv" venv -q --python "$py" "$dir/venv/$pkg" &&
-        VIRTUAL_ENV="$dir/venv/$pkg" "$uv" pip install -q --python "$dir/venv/$pkg/bin/python" "${specs[@]}" >&2 ||
+        VIRTUAL_ENV="$dir/venv/$pkg" "$uv" pip install -q --only-binary :all: --python "$dir/venv/$pkg/bin/python" "${specs[@]}" >&2 ||
         { echo "fetch.sh: install of $pkg failed" >&2; continue; }
     else
       "$py" -m venv "$dir/venv/$pkg" &&
-        "$dir/venv/$pkg/bin/pip" install -q --disable-pip-version-check "${specs[@]}" >&2 ||
+        "$dir/venv/$pkg/bin/pip" install -q --disable-pip-version-check --only-binary :all: "${specs[@]}" >&2 ||
         { echo "fetch.sh: install of $pkg failed" >&2; continue; }
     fi
     echo "${specs[*]}" >"$dir/venv/$pkg/.installed"
   fi
 done <"$here/servers.tsv"
 sort "$split_tmp" >"$dir/SPLIT"
-echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out, $(grep -c '^unseen ' "$dir/SPLIT" || true) unseen packages in $dir/src (list: $dir/SPLIT)" >&2
+echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out, $(grep -c '^unseen ' "$dir/SPLIT" || true) unseen, $(grep -c "^unseen2-" "$dir/SPLIT" || true) unseen2 packages in $dir/src (list: $dir/SPLIT)" >&2
 exit $fail

@@ -7,7 +7,7 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|all] [--json OUT] [--only PKG ...] [--jobs N]
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N]
 """
 import argparse
 import concurrent.futures
@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("MCP_SCAN_REALWORLD_DIR", "/tmp/mcp-realworld"))
 AT_LEAST_MEDIUM = ("CRITICAL", "HIGH", "MEDIUM")
+TIMEOUT = int(os.environ.get("MCP_SCAN_REALWORLD_TIMEOUT", "900"))
 
 
 def rows():
@@ -59,8 +60,12 @@ def scan(binary, pkg, ver):
     src = CACHE / "src" / f"{pkg}-{ver}"
     if not src.is_dir():
         return {"error": f"missing {src} (run fetch.sh)"}
-    p = subprocess.run([binary, "behavioral", str(src), "--no-llm", "-f", "raw", "--server-name", pkg],
-                       capture_output=True, text=True, timeout=900, check=False)
+    try:
+        p = subprocess.run([binary, "behavioral", str(src), "--no-llm", "-f", "raw", "--server-name", pkg],
+                           capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        # A scan that does not finish found nothing: reported, never dropped from the totals.
+        return {"error": f"scan did not finish in {TIMEOUT} s"}
     try:
         report = json.loads(p.stdout)
     except json.JSONDecodeError:
@@ -71,14 +76,14 @@ def scan(binary, pkg, ver):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     gt = load_toml("ground_truth.toml", "servers")
     judgements = load_toml("judgements.toml", "findings")
-    todo = [r for r in rows() if (a.split == "all" or r[2] == a.split) and (not a.only or r[0] in a.only)]
+    todo = [r for r in rows() if (a.split == "all" or r[2] == a.split or r[2].startswith(a.split + "-")) and (not a.only or r[0] in a.only)]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         scans = list(ex.map(lambda r: scan(a.bin, r[0], r[1]), todo))
     results = []
@@ -87,7 +92,8 @@ def main():
         res = {"package": pkg, "version": ver, "split": split, "listed": listed,
                "gt_source": gt.get(pkg, {}).get("source", "none")}
         if "error" in s:
-            res.update(error=s["error"], exit=s.get("exit"), found=[], static=[], findings=[], incomplete=None)
+            res.update(error=s["error"], exit=s.get("exit"), found=[], static=[], findings=[], incomplete=None,
+                       no_tools=True, missing=listed)
             results.append(res)
             continue
         r = s["report"]
@@ -126,7 +132,7 @@ def main():
             print(f"  [{f['verdict']:8}] {f['severity']:8} {f['rule']:10} {res['package']}/{f['tool']}: {f['observation'][:160]}")
             print(f"             key {f['key']}")
     print()
-    for split in ("dev", "heldout", "unseen", "all"):
+    for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:
             continue

@@ -2,7 +2,7 @@
 # Static witness on the real-world corpus: `mcp-scan behavioral <src> --no-llm -f raw` on every
 # package that fetch.sh unpacked, compared with ground_truth.toml (tools the servers list) and
 # judgements.toml (MEDIUM+ findings judged true / declared / false by reading the code).
-#   run.sh [--bin PATH] [--split dev|heldout|unseen|all] [--json OUT]
+#   run.sh [--bin PATH] [--split dev|heldout|unseen|unseen2[-dev|-heldout]|all] [--json OUT]
 # Tune only on the dev split; measure held-out at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --split|--json|--jobs) args+=("$1" "$2"); shift 2 ;;
     --only) args+=("$@"); break ;;
-    *) echo "usage: run.sh [--bin PATH] [--split dev|heldout|unseen|all] [--json OUT] [--jobs N] [--only PKG...]" >&2; exit 2 ;;
+    *) echo "usage: run.sh [--bin PATH] [--split dev|heldout|unseen|unseen2[-dev|-heldout]|all] [--json OUT] [--jobs N] [--only PKG...]" >&2; exit 2 ;;
   esac
 done
 [ -x "$bin" ] || { echo "run.sh: no binary at $bin (cargo build -p mcp-scan --no-default-features, or --bin)" >&2; exit 1; }

@@ -20,8 +20,15 @@ Procedure (fixed, so anyone can redo it and get the same list from the same name
 
 Nothing here looks at what mcp-scan finds: acceptance is decided before any scan.
 
-usage: select_unseen.py --names PYPI_TSV [--n 30] [--dl DIR]
-(the run recorded in unseen_selection.tsv: --n 30 with Python 3.12's pip)
+usage: select_unseen.py --names PYPI_TSV [--n 30] [--dl DIR] [--salt S] [--out TSV] [--split NAME]
+(the run recorded in unseen_selection.tsv: --n 30 with Python 3.12's pip, the default salt.)
+
+Second unseen split (`unseen2`, recorded in unseen2_selection.tsv):
+    select_unseen.py --names PYPI_TSV --n 40 --salt "mcp-scan unseen2 split 2026-11-24 " \
+        --out unseen2_selection.tsv --split unseen2
+It also excludes every package looked at in an earlier selection (*_selection.tsv), accepted or
+not, and splits the accepted ones in two halves by a fixed rule (`half` below): unseen2-dev (may
+be tuned on) and unseen2-heldout (measured once at the end, its misses not read).
 """
 import argparse
 import hashlib
@@ -39,16 +46,31 @@ IMPORTS_MCP = re.compile(rb"^\s*(from|import)\s+(mcp|fastmcp)(\.|\s|$)", re.M)
 TEMPLATE = "add your description here"
 
 
-def known():
+def known(out_name):
     out = set()
     for line in (HERE / "servers.tsv").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             out.add(line.split("\t")[0].lower())
+    # Packages looked at by an earlier selection, whatever the verdict (not the one being written).
+    for sel in HERE.glob("*selection.tsv"):
+        if sel.name == out_name:
+            continue
+        for line in sel.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                out.add(line.split("\t")[0].lower())
     return out
 
 
-def universe(path):
-    seen = known()
+def half(split, name):
+    """The fixed rule of the two halves: parity of the first byte of sha256(salt + "half " + name)."""
+    if split == "unseen":
+        return split
+    h = hashlib.sha256((SALT + "half " + name.lower()).encode()).digest()[0]
+    return f"{split}-heldout" if h % 2 else f"{split}-dev"
+
+
+def universe(path, out_name):
+    seen = known(out_name)
     rows = []
     with open(path, encoding="utf-8", errors="replace") as f:
         next(f)
@@ -85,16 +107,21 @@ def inspect(whl):
 
 
 def main():
+    global SALT
     ap = argparse.ArgumentParser()
     ap.add_argument("--names", required=True)
     ap.add_argument("--n", type=int, default=30)
     ap.add_argument("--dl", default=None)
     ap.add_argument("--pip", default=sys.executable + " -m pip")
+    ap.add_argument("--salt", default=SALT)
+    ap.add_argument("--out", default="unseen_selection.tsv")
+    ap.add_argument("--split", default="unseen")
     a = ap.parse_args()
+    SALT = a.salt
     dl = Path(a.dl or tempfile.mkdtemp())
     dl.mkdir(parents=True, exist_ok=True)
     log, accepted = [], []
-    for name, ver, summary in universe(a.names):
+    for name, ver, summary in universe(a.names, a.out):
         if len(accepted) >= a.n:
             break
         stem = re.sub(r"[-_.]+", "_", name).lower()
@@ -118,13 +145,13 @@ def main():
                           next((c for c in scripts if "mcp" in c.lower()), scripts[0]))
             log.append((name, ver, "accept", "console script " + script))
             accepted.append((name, ver, script))
-    with open(HERE / "unseen_selection.tsv", "w") as f:
-        f.write("# candidates of the unseen split in selection order (select_unseen.py), with the verdict\n")
+    with open(HERE / a.out, "w") as f:
+        f.write(f"# candidates of the {a.split} split in selection order (select_unseen.py, salt {a.salt!r}), with the verdict\n")
         f.write("# package\tversion\tverdict\treason\n")
         for row in log:
             f.write("\t".join(row) + "\n")
     for name, ver, script in accepted:
-        print(f"{name}\t{ver}\tunseen\t{script}\t-\t-\t-")
+        print(f"{name}\t{ver}\t{half(a.split, name)}\t{script}\t-\t-\t-")
     print(f"{len(accepted)} accepted of {len(log)} looked at", file=sys.stderr)
 
 

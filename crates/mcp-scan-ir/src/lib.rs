@@ -115,6 +115,10 @@ pub struct Class {
     pub name: String,
     pub bases: Vec<String>,
     pub methods: Vec<FuncId>,
+    /// Names annotated in the class body (`x: int`, `y: str = ""`), in order: the fields of a
+    /// dataclass, `NamedTuple` or model, which its constructor binds positionally.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
     pub span: Span,
 }
 

@@ -1308,3 +1308,252 @@ fn low_level_tools_take_descriptions_declared_in_other_modules_by_imported_names
         Some("Download a paper from arXiv. Returns its text.")
     );
 }
+
+#[test]
+fn class_body_annotations_are_lowered_as_fields_in_order() {
+    let t = scan(&[(
+        "spec.py",
+        r#"
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Spec:
+    """A spec."""
+    upstream: str
+    title: str = ""
+    LIMIT = 3
+
+    def method(self):
+        local: int = 1
+        return local
+"#,
+    )]);
+    let class = &t.modules[0].classes[0];
+    assert_eq!(class.fields, ["upstream", "title"]);
+}
+
+const SPEC_HELPER_SERVER: &str = r#"
+from dataclasses import dataclass
+from typing import NamedTuple
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("ui")
+
+@dataclass(frozen=True)
+class UiSpec:
+    upstream: str
+    description: str
+
+    @property
+    def name(self) -> str:
+        return _ui_name(self.upstream)
+
+class Plain(NamedTuple):
+    tool_name: str
+    doc: str
+
+def _ui_name(upstream: str) -> str:
+    return "ui_" + upstream.replace("-", "_")
+
+SPECS = (
+    UiSpec("console-create", "Create a console."),
+    UiSpec(description="Close the tab.", upstream="tab-close"),
+)
+
+def _register(server, spec):
+    async def tool(session_id: str) -> str:
+        return spec.upstream + session_id
+    server.tool(name=spec.name, description=spec.description)(tool)
+
+def _register_plain(server, spec):
+    def plain(x: str) -> str:
+        return x
+    server.tool(name=spec.tool_name, description=spec.doc)(plain)
+
+def register(server):
+    for spec in SPECS:
+        _register(server, spec)
+    for spec in [Plain("plain_echo", "Echo."), Plain("plain_again", "Again.")]:
+        _register_plain(server, spec)
+
+register(mcp)
+"#;
+
+#[test]
+fn names_from_dataclass_fields_and_properties_are_folded_per_call_of_a_registration_helper() {
+    let t = scan(&[("server.py", SPEC_HELPER_SERVER)]);
+    assert_eq!(
+        tools(&t),
+        [
+            "plain_again",
+            "plain_echo",
+            "ui_console_create",
+            "ui_tab_close"
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_registration_helper_fed_specs_read_at_run_time_stays_a_gap() {
+    // Twin: the same helper, but the specs come from a file read at run time; which tools the
+    // server lists is unknown, so the scan is INCOMPLETE rather than naming the closure.
+    let t = scan(&[(
+        "server.py",
+        &SPEC_HELPER_SERVER.replace(
+            "for spec in SPECS:",
+            "import json\n    for spec in json.load(open('specs.json')):",
+        ),
+    )]);
+    assert!(tools(&t).contains(&"plain_echo".to_string()));
+    assert!(
+        !tools(&t).iter().any(|n| n.starts_with("ui_")),
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
+
+const REGISTRY_FILLED_BY_REGISTER_FUNCTIONS: &[(&str, &str)] = &[
+    ("pkg/__init__.py", ""),
+    (
+        "pkg/tools/__init__.py",
+        r#"
+HANDLERS: dict = {}
+
+def register_all() -> None:
+    from . import notes, extra
+    notes.register(HANDLERS)
+    extra.register(HANDLERS)
+
+def get_handler(name: str):
+    return HANDLERS.get(name)
+"#,
+    ),
+    (
+        "pkg/tools/notes.py",
+        r#"
+def register(registry: dict) -> None:
+    registry["read_note"] = handle_read
+    registry["write_note"] = handle_write
+
+async def handle_read(arguments, ctx):
+    return open(arguments["path"]).read()
+
+async def handle_write(arguments, ctx):
+    return None
+"#,
+    ),
+    (
+        "pkg/tools/extra.py",
+        r#"
+async def handle_stats(arguments, ctx):
+    return {}
+
+EXTRA = {"stats": handle_stats}
+
+def register(handlers: dict) -> None:
+    handlers.update(EXTRA)
+"#,
+    ),
+    (
+        "pkg/server.py",
+        r#"
+from mcp.server import Server
+from mcp.types import Tool
+from .tools import get_handler, register_all
+
+server = Server("notes")
+register_all()
+
+TOOLS = [
+    Tool(name="read_note", description="Read a note.", inputSchema={}),
+    Tool(name="write_note", description="Write a note.", inputSchema={}),
+    Tool(name="stats", description="Statistics.", inputSchema={}),
+    Tool(name="archive", description="Archive notes (not implemented yet).", inputSchema={}),
+]
+
+@server.list_tools()
+async def list_tools():
+    return TOOLS
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = get_handler(name)
+    if handler is not None:
+        return await handler(arguments, None)
+    return [f"unknown tool {name}"]
+"#,
+    ),
+];
+
+#[test]
+fn a_registry_dict_filled_by_register_functions_splits_the_dispatcher_per_key() {
+    let t = scan(REGISTRY_FILLED_BY_REGISTER_FUNCTIONS);
+    let e = entries(&t);
+    assert!(
+        e.contains(&(EntityKind::Tool, "read_note".into(), "handle_read".into())),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&(EntityKind::Tool, "write_note".into(), "handle_write".into())),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&(EntityKind::Tool, "stats".into(), "handle_stats".into())),
+        "{e:?}"
+    );
+    // Declared but absent from the registry: the dispatcher's miss path is what runs, and it is
+    // analysed under the declared name rather than left out.
+    assert!(
+        e.contains(&(EntityKind::Tool, "archive".into(), "call_tool".into())),
+        "{e:?}"
+    );
+    assert_eq!(tools(&t), ["archive", "read_note", "stats", "write_note"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_registry_dict_filled_from_data_at_run_time_leaves_the_dispatcher_a_gap() {
+    // Twin: the register function fills the registry from a plugin list read at run time; no
+    // key is known, no tool is declared, so the dispatcher stays unsplit and INCOMPLETE.
+    let files: Vec<(&str, &str)> = REGISTRY_FILLED_BY_REGISTER_FUNCTIONS
+        .iter()
+        .map(|(p, text)| match *p {
+            "pkg/tools/notes.py" => (
+                *p,
+                r#"
+import importlib, json
+def register(registry: dict) -> None:
+    for spec in json.load(open("plugins.json")):
+        registry[spec["name"]] = getattr(importlib.import_module(spec["module"]), "run")
+"#,
+            ),
+            "pkg/tools/extra.py" => (*p, "def register(handlers: dict) -> None:\n    pass\n"),
+            "pkg/server.py" => (*p, SERVER_WITHOUT_DECLARATIONS),
+            _ => (*p, *text),
+        })
+        .collect();
+    let t = scan(&files);
+    assert!(
+        tools(&t).is_empty() || tools(&t) == ["call_tool"],
+        "{:?}",
+        tools(&t)
+    );
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
+
+const SERVER_WITHOUT_DECLARATIONS: &str = r#"
+from mcp.server import Server
+from .tools import get_handler, register_all
+
+server = Server("notes")
+register_all()
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict):
+    handler = get_handler(name)
+    if handler is not None:
+        return await handler(arguments, None)
+    return [f"unknown tool {name}"]
+"#;

@@ -175,6 +175,35 @@ pub(crate) fn split_dispatchers(
                     mods[*hm].entry_points.push(entry);
                 }
             }
+            // Tools declared for this server that the mapping has no handler for run whatever
+            // the dispatcher does when the lookup misses: the whole dispatcher stands for them
+            // (analysed, never silently absent). With several dispatchers in the tree only the
+            // declarations beside this one are known to be its own.
+            let dspan = mods[m].functions[f].span;
+            let mut rest: Vec<EntryPoint> = Vec::new();
+            for d in decls
+                .iter()
+                .filter(|d| d.class.is_none() && (sites.len() == 1 || d.module == m))
+            {
+                if site.mapping.iter().any(|(n, _, _)| n == &d.name)
+                    || rest.iter().any(|e| e.name == d.name)
+                    || mods
+                        .iter()
+                        .any(|md| md.entry_points.iter().any(|e| e.name == d.name))
+                {
+                    continue;
+                }
+                rest.push(EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: d.name.clone(),
+                    description: d.description.clone(),
+                    function: f,
+                    params: d.params.clone(),
+                    span: dspan,
+                    server_var: site.server.clone(),
+                });
+            }
+            mods[m].entry_points.extend(rest);
             continue;
         }
         let called = called_methods(&mods[m].functions[f].body);

@@ -869,10 +869,15 @@ impl<'a> Lowerer<'a> {
             })
             .unwrap_or_default();
         let class_idx = self.classes.len();
+        let fields = n
+            .child_by_field_name("body")
+            .map(|b| self.annotated_fields(b))
+            .unwrap_or_default();
         self.classes.push(Class {
             name: name.clone(),
             bases,
             methods: Vec::new(),
+            fields,
             span: span(n),
         });
         self.scope.push(name.clone());
@@ -915,6 +920,28 @@ impl<'a> Lowerer<'a> {
         }
         self.classes[class_idx].methods = methods;
         StmtKind::ClassDef { name }
+    }
+
+    /// `x: int` and `y: str = ""` written directly in a class body, in order (a bare annotation
+    /// lowers to no statement, yet it is a dataclass field).
+    fn annotated_fields(&self, body: Node) -> Vec<String> {
+        let mut out = Vec::new();
+        for st in kids(body) {
+            if st.kind() != "expression_statement" {
+                continue;
+            }
+            let Some(a) = kids(st).into_iter().next() else {
+                continue;
+            };
+            if a.kind() == "assignment"
+                && a.child_by_field_name("type").is_some()
+                && let Some(left) = a.child_by_field_name("left")
+                && left.kind() == "identifier"
+            {
+                out.push(self.text(left).to_string());
+            }
+        }
+        out
     }
 
     // ---------------------------------------------------------------- expressions

@@ -1829,6 +1829,7 @@ impl<'a> Resolver<'a> {
                 l.push_str(&self.fold_str(right, env, depth + 1)?);
                 Some(l)
             }
+            ExprKind::Attribute { value, attr } => self.fold_member(value, attr, env, depth + 1),
             // A tree function that builds the name from its arguments (`_name("x")` returning
             // `"prefix_" + x.replace("-", "_")`): its return folded with the arguments bound.
             ExprKind::Call { callee, args } if matches!(callee.kind, ExprKind::Name(_)) => {
@@ -1841,7 +1842,17 @@ impl<'a> Resolver<'a> {
                     .iter()
                     .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
                 for (p, a) in func.params.iter().zip(positional) {
-                    subst.push(bound_arg(&p.name, &a.value, env));
+                    // Folded here: the argument may read names bound only in this environment
+                    // (`_name(self.upstream)` inside a property).
+                    subst.push(match self.fold_str(&a.value, env, depth + 1) {
+                        Some(v) => Subst {
+                            name: p.name.clone(),
+                            value: Expr::new(ExprKind::Str(v), a.value.span),
+                            module: env.m,
+                            func: env.f,
+                        },
+                        None => bound_arg(&p.name, &a.value, env),
+                    });
                 }
                 let mut rets = Vec::new();
                 walk_stmts(&func.body, &mut |st| {
@@ -1882,6 +1893,187 @@ impl<'a> Resolver<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `spec.name` where `spec` is a tree class built with constant arguments
+    /// (`ToolSpec("x-y", ...)`, a dataclass or `NamedTuple`): a field read through the
+    /// constructor's arguments (positionally in the order the class annotates its fields), or a
+    /// `@property` folded with `self` bound to that construction.
+    fn fold_member(&self, value: &Expr, attr: &str, env: Env, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        let (call, cm, cf) = self.construction(value, env, depth + 1)?;
+        let ExprKind::Call { callee, args } = &call.kind else {
+            return None;
+        };
+        let cenv = Env {
+            m: cm,
+            f: cf,
+            subst: &[],
+        };
+        let Some(Val::Class(km, kname)) = self.eval(callee, cenv, 0) else {
+            return None;
+        };
+        let md = &self.mods[km];
+        let class = md.classes.iter().find(|c| c.name == kname)?;
+        for &meth in &class.methods {
+            let func = &md.functions[meth];
+            if func.name != attr
+                || !func
+                    .decorators
+                    .iter()
+                    .any(|d| last_segment(d) == Some("property"))
+            {
+                continue;
+            }
+            let mut rets = Vec::new();
+            walk_stmts(&func.body, &mut |st| {
+                if let StmtKind::Return(Some(r)) = &st.kind {
+                    rets.push(r);
+                }
+            });
+            let ([ret], Some(this)) = (rets.as_slice(), func.params.first()) else {
+                return None;
+            };
+            let subst = [Subst {
+                name: this.name.clone(),
+                value: call.clone(),
+                module: cm,
+                func: cf,
+            }];
+            let penv = Env {
+                m: km,
+                f: meth,
+                subst: &subst,
+            };
+            return self.fold_str(ret, penv, depth + 1);
+        }
+        let i = class.fields.iter().position(|f| f == attr)?;
+        let arg = args
+            .iter()
+            .find(|a| a.name.as_deref() == Some(attr))
+            .or_else(|| {
+                args.iter()
+                    .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                    .nth(i)
+            })?;
+        self.fold_str(&arg.value, cenv, depth + 1)
+    }
+
+    /// The constructor call of a tree class an expression is bound to, with where it is written.
+    fn construction(&self, e: &Expr, env: Env, depth: usize) -> Option<(Expr, usize, FuncId)> {
+        if depth > 8 {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.construction(v, inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let inner = Env {
+                    m: bm,
+                    f: bf,
+                    subst: &[],
+                };
+                self.construction(x, inner, depth + 1)
+            }
+            ExprKind::Call { callee, .. } => match self.eval(callee, env, 0)? {
+                Val::Class(..) => Some((e.clone(), env.m, env.f)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A registration written in a helper with a name built from the helper's parameters
+    /// (`def _register(mcp, spec): mcp.tool(name=spec.name)(handler)`), folded once per call of
+    /// the helper (unrolling a caller's loop over a literal collection). `None` unless every
+    /// call folds.
+    fn names_per_caller(
+        &self,
+        args: &[Arg],
+        args_module: usize,
+        env: Env,
+    ) -> Option<(String, Vec<String>)> {
+        let (key, expr) = ["name", "uri"].into_iter().find_map(|k| {
+            kwarg(args, k)
+                .filter(|e| !matches!(e.kind, ExprKind::Str(_) | ExprKind::Null))
+                .map(|e| (k, e))
+        })?;
+        if env.f == Module::TOP_LEVEL || !env.subst.is_empty() || args_module != env.m {
+            return None;
+        }
+        let func = self.func(env.m, env.f)?;
+        if func.class.is_some() || func.params.iter().any(|p| p.variadic || p.keywords) {
+            return None;
+        }
+        let mut names = Vec::new();
+        for (cm, cf, call) in self.calls_named(&func.name).into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call {
+                callee,
+                args: cargs,
+            } = &call.kind
+            else {
+                continue;
+            };
+            let plain = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            if !matches!(self.eval(callee, plain, 0), Some(Val::Func(tm, tf)) if tm == env.m && tf == env.f)
+            {
+                continue;
+            }
+            let caller = self.func(cm, cf)?;
+            let outers: Vec<Vec<Subst>> = match enclosing_for(&caller.body, call) {
+                Some((target, iter)) => {
+                    let (elems, em, ef) = self.literal_elements(iter, plain, 0)?;
+                    elems
+                        .iter()
+                        .take(MAX_UNROLL)
+                        .map(|el| {
+                            let mut v = Vec::new();
+                            bind_element(target, el, em, ef, &mut v);
+                            v
+                        })
+                        .collect()
+                }
+                None => vec![Vec::new()],
+            };
+            for outer in &outers {
+                let cenv = Env {
+                    m: cm,
+                    f: cf,
+                    subst: outer,
+                };
+                let positional = cargs
+                    .iter()
+                    .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                let mut subst: Vec<Subst> = func
+                    .params
+                    .iter()
+                    .zip(positional)
+                    .map(|(p, a)| bound_arg(&p.name, &a.value, cenv))
+                    .collect();
+                for a in cargs {
+                    if let Some(n) = &a.name
+                        && func.params.iter().any(|p| &p.name == n)
+                    {
+                        subst.push(bound_arg(n, &a.value, cenv));
+                    }
+                }
+                let fenv = Env {
+                    m: env.m,
+                    f: env.f,
+                    subst: &subst,
+                };
+                names.push(self.fold_str(expr, fenv, 0)?);
+            }
+        }
+        (!names.is_empty()).then(|| (key.to_string(), names))
     }
 
     /// A decorator imported from a framework package whose name says it registers something
@@ -2113,15 +2305,30 @@ impl<'a> Resolver<'a> {
             _ if pass == Pass::Wrappers => {}
             Some(Handler::Funcs(fs)) => {
                 self.out.registration_sites += 1;
+                let per_caller = self.names_per_caller(&reg_args, reg_module, env);
                 for (hm, hf, extra) in fs {
                     let span = if hm == env.m {
                         call.span
                     } else {
                         self.def_span(hm, hf)
                     };
-                    self.add_entry(
-                        kind, positional, &reg_args, reg_module, hm, hf, span, &server, &extra,
-                    );
+                    let Some((key, names)) = &per_caller else {
+                        self.add_entry(
+                            kind, positional, &reg_args, reg_module, hm, hf, span, &server, &extra,
+                        );
+                        continue;
+                    };
+                    for n in names {
+                        let mut args = reg_args.clone();
+                        for a in &mut args {
+                            if a.name.as_deref() == Some(key.as_str()) {
+                                a.value = Expr::new(ExprKind::Str(n.clone()), a.value.span);
+                            }
+                        }
+                        self.add_entry(
+                            kind, positional, &args, reg_module, hm, hf, span, &server, &extra,
+                        );
+                    }
                 }
             }
             // A declared resource object (`TextResource(...)`) has no code to analyse; a tool
@@ -2356,6 +2563,90 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// A module-level registry dict filled after it is bound: `REG[k] = fn` / `REG.update(...)`
+    /// anywhere in its module, and `register(REG)` calls into tree functions that fill their
+    /// parameter the same way (`def register(registry): registry["x"] = handle_x`).
+    fn registry_additions(
+        &self,
+        name: &str,
+        m: usize,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        if depth > 6 {
+            return;
+        }
+        for f in 0..self.mods[m].functions.len() {
+            self.param_additions(name, m, f, depth + 1, out);
+            let env = Env { m, f, subst: &[] };
+            let mut calls = Vec::new();
+            walk_stmts(&self.mods[m].functions[f].body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    each_call(e, &mut calls);
+                }
+            });
+            for call in calls {
+                let ExprKind::Call { callee, args } = &call.kind else {
+                    continue;
+                };
+                let Some(pos) = args.iter().position(|a| {
+                    a.name.is_none()
+                        && !a.spread
+                        && matches!(&a.value.kind, ExprKind::Name(k) if k == name)
+                }) else {
+                    continue;
+                };
+                let Some(Val::Func(cm, cf)) = self.eval(callee, env, 0) else {
+                    continue;
+                };
+                let Some(p) = self.func(cm, cf).and_then(|c| c.params.get(pos)) else {
+                    continue;
+                };
+                self.param_additions(&p.name, cm, cf, depth + 1, out);
+            }
+        }
+    }
+
+    /// Entries a function adds to the dict it names `name`: `name[k] = fn`, `name.update({...})`,
+    /// `name.update(OTHER)` with `OTHER` a mapping.
+    fn param_additions(
+        &self,
+        name: &str,
+        m: usize,
+        f: FuncId,
+        depth: usize,
+        out: &mut Vec<(String, usize, FuncId)>,
+    ) {
+        let env = Env { m, f, subst: &[] };
+        let mut items = Vec::new();
+        self.dict_additions(name, m, f, &mut items);
+        for (k, v) in &items {
+            let (Some(k), Handler::Funcs(fs)) = (k, self.handler(v, env, 0)) else {
+                continue;
+            };
+            if let Some(key) = self.const_of(k, env, 0) {
+                out.extend(fs.into_iter().map(|(hm, hf, _)| (key.clone(), hm, hf)));
+            }
+        }
+        let Some(func) = self.func(m, f) else {
+            return;
+        };
+        walk_stmts(&func.body, &mut |st| {
+            if let StmtKind::Expr(x) = &st.kind
+                && let ExprKind::Call { callee, args } = &x.kind
+                && let ExprKind::Attribute { value, attr } = &callee.kind
+                && attr == "update"
+                && matches!(&value.kind, ExprKind::Name(k) if k == name)
+            {
+                for a in args {
+                    if a.name.is_none() && matches!(a.value.kind, ExprKind::Name(_)) {
+                        self.mapping_of(&a.value, env, depth + 1, out);
+                    }
+                }
+            }
+        });
+    }
+
     fn mapping_of(&self, e: &Expr, env: Env, depth: usize, out: &mut Vec<(String, usize, FuncId)>) {
         if depth > 6 {
             return;
@@ -2379,7 +2670,11 @@ impl<'a> Resolver<'a> {
                             f,
                             subst: &[],
                         };
-                        return self.mapping_of(x, inner, depth + 1, out);
+                        self.mapping_of(x, inner, depth + 1, out);
+                        if f == Module::TOP_LEVEL {
+                            self.registry_additions(n, env.m, depth + 1, out);
+                        }
+                        return;
                     }
                     if f == Module::TOP_LEVEL {
                         break;
@@ -2816,6 +3111,28 @@ fn in_loop(stmts: &[Stmt], call: &Expr, looping: bool) -> bool {
         }
     }
     false
+}
+
+/// The innermost `for` statement whose body holds `call`: its target and iterable.
+fn enclosing_for<'s>(stmts: &'s [Stmt], call: &Expr) -> Option<(&'s Expr, &'s Expr)> {
+    let (a, b) = (call.span.start_byte, call.span.end_byte);
+    for s in stmts {
+        if s.span.start_byte > a || s.span.end_byte < b {
+            continue;
+        }
+        if let StmtKind::For {
+            target, iter, body, ..
+        } = &s.kind
+        {
+            return enclosing_for(body, call).or(Some((target, iter)));
+        }
+        for blk in stmt_blocks(s) {
+            if let Some(x) = enclosing_for(blk, call) {
+                return Some(x);
+            }
+        }
+    }
+    None
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
