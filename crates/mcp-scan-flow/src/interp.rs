@@ -1071,20 +1071,7 @@ impl Frame<'_, '_, '_> {
                     todo.extend(quantified_tests(callee, args));
                     // `any(re.match(p, url) for p in PATTERNS)`: the test guards when every
                     // pattern the loop can take pins what the guard needs.
-                    if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
-                        && let [arg] = args.as_slice()
-                        && let ExprKind::Comprehension {
-                            elements, clauses, ..
-                        } = &arg.value.kind
-                        && let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice())
-                        && let ExprKind::Name(loopvar) = &target.kind
-                        && let ExprKind::Call {
-                            callee: gc,
-                            args: gargs,
-                        } = &el.kind
-                        && let [first, rest @ ..] = gargs.as_slice()
-                        && matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar)
-                    {
+                    if let Some((gc, rest, iter)) = pattern_loop_test(callee, args) {
                         let patterns = self.eval(vars, iter).any_element().candidates();
                         let resolved = self.eval(vars, gc);
                         for g in &models.guards {
@@ -3133,6 +3120,41 @@ fn derived_from(e: &Expr) -> Vec<String> {
     out
 }
 
+/// `any(re.match(p, url) for p in PATTERNS)` / `all(...)`: the test's callee, the arguments
+/// after the loop variable, and the collection the patterns come from.
+fn pattern_loop_test<'e>(
+    callee: &Expr,
+    args: &'e [Arg],
+) -> Option<(&'e Expr, &'e [Arg], &'e Expr)> {
+    if !matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all") {
+        return None;
+    }
+    let [arg] = args else { return None };
+    let ExprKind::Comprehension {
+        elements, clauses, ..
+    } = &arg.value.kind
+    else {
+        return None;
+    };
+    let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
+        return None;
+    };
+    let ExprKind::Name(loopvar) = &target.kind else {
+        return None;
+    };
+    let ExprKind::Call {
+        callee: gc,
+        args: gargs,
+    } = &el.kind
+    else {
+        return None;
+    };
+    let [first, rest @ ..] = gargs.as_slice() else {
+        return None;
+    };
+    matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar).then_some((gc, rest, iter))
+}
+
 /// The tests inside `any(<test> for x in xs)` / `all(...)`.
 fn quantified_tests<'e>(callee: &Expr, args: &'e [Arg]) -> Vec<&'e Expr> {
     match (&callee.kind, args) {
@@ -3216,19 +3238,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
                     }
                 }
                 // `any(re.match(p, url) for p in PATTERNS)`
-                if matches!(&callee.kind, ExprKind::Name(n) if n == "any" || n == "all")
-                    && let [arg] = args.as_slice()
-                    && let ExprKind::Comprehension {
-                        elements, clauses, ..
-                    } = &arg.value.kind
-                    && let ([el], [(target, iter)]) = (elements.as_slice(), clauses.as_slice())
-                    && let ExprKind::Name(loopvar) = &target.kind
-                    && let ExprKind::Call {
-                        callee: gc,
-                        args: gargs,
-                    } = &el.kind
-                    && let [first, rest @ ..] = gargs.as_slice()
-                    && matches!(&first.value.kind, ExprKind::Name(n) if n == loopvar)
+                if let Some((gc, rest, iter)) = pattern_loop_test(callee, args)
                     && let Some(p) = gc.dotted_path()
                 {
                     for (gi, g) in models.guards.iter().enumerate() {
