@@ -1557,3 +1557,68 @@ async def call_tool(name: str, arguments: dict):
         return await handler(arguments, None)
     return [f"unknown tool {name}"]
 "#;
+
+#[test]
+fn a_main_handing_the_server_to_an_external_package_is_a_gap() {
+    // The tree's own handlers are registered, but the process is served by another package's
+    // `run()`, which builds its own tools: not a complete scan.
+    let server = r#"
+from fastmcp import FastMCP
+mcp = FastMCP("models")
+
+@mcp.tool
+def model(action: str) -> str:
+    return action
+"#;
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/server.py", server),
+        (
+            "pkg/__main__.py",
+            "import logging\nfrom connector_sdk import run\n\nif __name__ == \"__main__\":\n    logging.basicConfig()\n    run()\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["model"]);
+    let gaps: Vec<_> = t
+        .coverage
+        .gaps
+        .iter()
+        .filter(|g| g.kind == GapKind::UnanalysedImport)
+        .collect();
+    assert_eq!(gaps.len(), 1, "{:#?}", t.coverage.gaps);
+    assert!(
+        gaps[0].reason.contains("`run` from `connector_sdk`"),
+        "{}",
+        gaps[0].reason
+    );
+}
+
+#[test]
+fn a_main_running_the_trees_own_server_is_complete() {
+    // Twins: the server's own main, an SDK run, or an external runner given the tree's app.
+    let server = r#"
+from fastmcp import FastMCP
+mcp = FastMCP("models")
+
+@mcp.tool
+def model(action: str) -> str:
+    return action
+
+def main() -> None:
+    mcp.run()
+"#;
+    for main in [
+        "from pkg.server import main\n\nmain()\n",
+        "from .server import main\nimport sys\n\nsys.exit(main())\n",
+        "import anyio\nfrom pkg.server import mcp\n\nanyio.run(mcp.run_stdio_async)\n",
+        "from pkg.server import mcp\nmcp.run()\n",
+    ] {
+        let t = scan(&[
+            ("pkg/__init__.py", ""),
+            ("pkg/server.py", server),
+            ("pkg/__main__.py", main),
+        ]);
+        assert_eq!(tools(&t), ["model"], "{main}");
+        no_gaps(&t);
+    }
+}

@@ -197,6 +197,7 @@ pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
         let mut r = Resolver::new(mods, fw);
         r.run();
         r.apply_mounts();
+        r.external_mains();
         (r.entries, r.out, r.dispatchers)
     };
     for (m, mut es) in mods.iter_mut().zip(entries) {
@@ -3066,6 +3067,102 @@ impl<'a> Resolver<'a> {
                         e.name = format!("{prefix}_{}", e.name);
                     }
                 }
+            }
+        }
+    }
+
+    /// A `__main__` that hands the process to a function of a package outside the tree (not
+    /// the MCP SDK), using nothing of the tree: whatever that package serves was never scanned.
+    fn external_mains(&mut self) {
+        for m in 0..self.mods.len() {
+            let module = &self.mods[m];
+            if !(module.path == "__main__.py" || module.path.ends_with("/__main__.py")) {
+                continue;
+            }
+            let Some(top) = module.functions.get(Module::TOP_LEVEL) else {
+                continue;
+            };
+            let mut calls = Vec::new();
+            let mut todo: Vec<&[Stmt]> = vec![&top.body];
+            while let Some(body) = todo.pop() {
+                for st in body {
+                    for e in stmt_exprs(st) {
+                        each_call_in(e, &mut calls, &mut None);
+                    }
+                    todo.extend(stmt_blocks(st));
+                }
+            }
+            let defined = |n: &str| {
+                module.functions.iter().any(|f| f.qualname == n)
+                    || module.classes.iter().any(|c| c.name == n)
+            };
+            // Where a name comes from: Some(true) the tree or the SDK, Some(false) another
+            // package, None a builtin or unknown.
+            let origin = |n: &str| -> Option<bool> {
+                if defined(n) {
+                    return Some(true);
+                }
+                let i = module.imports.iter().find(|i| i.local == n)?;
+                let full = match &i.symbol {
+                    Some(sym) => format!("{}.{sym}", i.module),
+                    None => i.module.clone(),
+                };
+                let first = i.module.split('.').next().unwrap_or_default();
+                // Scanned from inside the package, `pkg.server` is the tree's `server`.
+                let unprefixed = |p: &str| p.split_once('.').map(|(_, rest)| rest.to_string());
+                let in_tree = [
+                    Some(i.module.clone()),
+                    Some(full.clone()),
+                    unprefixed(&i.module),
+                    unprefixed(&full),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|p| self.module_idx(&p).is_some());
+                Some(in_tree || matches!(first, "mcp" | "fastmcp"))
+            };
+            let root = |e: &Expr| {
+                e.dotted_path()
+                    .map(|d| d.split('.').next().unwrap_or_default().to_string())
+            };
+            let mut external = None;
+            let mut uses_tree = false;
+            for c in &calls {
+                let ExprKind::Call { callee, args } = &c.kind else {
+                    continue;
+                };
+                match root(callee).as_deref().and_then(origin) {
+                    Some(true) => uses_tree = true,
+                    Some(false) => {
+                        // The last one in the file is the one that takes the process over.
+                        let at = (callee.dotted_path().unwrap_or_default(), c.span);
+                        if external
+                            .as_ref()
+                            .is_none_or(|(_, sp): &(String, Span)| sp.start_byte < at.1.start_byte)
+                        {
+                            external = Some(at);
+                        }
+                    }
+                    None => {}
+                }
+                uses_tree |= args
+                    .iter()
+                    .any(|a| root(&a.value).as_deref().and_then(origin) == Some(true));
+            }
+            if let (Some((name, span)), false) = (external, uses_tree) {
+                let first = name.split('.').next().unwrap_or_default();
+                let name = match module.imports.iter().find(|i| i.local == first) {
+                    Some(i) if i.module != name => format!("{name}` from `{}`", i.module),
+                    _ => format!("{name}`"),
+                };
+                self.out.gaps.push(CoverageGap {
+                    kind: GapKind::UnanalysedImport,
+                    file: Some(self.mods[m].path.clone()),
+                    line: Some(span.start_line),
+                    reason: format!(
+                        "`__main__` hands the server to `{name}, outside the scanned tree; the tools that package serves were not analysed"
+                    ),
+                });
             }
         }
     }
