@@ -3107,7 +3107,6 @@ impl<'a> Resolver<'a> {
                     Some(sym) => format!("{}.{sym}", i.module),
                     None => i.module.clone(),
                 };
-                let first = i.module.split('.').next().unwrap_or_default();
                 // Scanned from inside the package, `pkg.server` is the tree's `server`.
                 let unprefixed = |p: &str| p.split_once('.').map(|(_, rest)| rest.to_string());
                 let in_tree = [
@@ -3119,7 +3118,7 @@ impl<'a> Resolver<'a> {
                 .into_iter()
                 .flatten()
                 .any(|p| self.module_idx(&p).is_some());
-                Some(in_tree || matches!(first, "mcp" | "fastmcp"))
+                Some(in_tree || self.fw.is_framework_module(&i.module))
             };
             let root = |e: &Expr| {
                 e.dotted_path()
