@@ -77,6 +77,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "rules/description/D020-response-injection.toml",
         include_str!("../../../rules/description/D020-response-injection.toml"),
     ),
+    (
+        "rules/description/D024-remote-script-order.toml",
+        include_str!("../../../rules/description/D024-remote-script-order.toml"),
+    ),
 ];
 
 /// Which texts of an entity a rule reads.
