@@ -74,6 +74,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         include_str!("../../../rules/description/D014-context-harvesting.toml"),
     ),
     (
+        "rules/description/D024-remote-script-order.toml",
+        include_str!("../../../rules/description/D024-remote-script-order.toml"),
+    ),
+    (
         "rules/description/D020-response-injection.toml",
         include_str!("../../../rules/description/D020-response-injection.toml"),
     ),
