@@ -1622,3 +1622,102 @@ def main() -> None:
         no_gaps(&t);
     }
 }
+
+/// A registration loop over what a function looked up in a dict of groups returns (the key
+/// from the command line), possibly narrowed by a filter, unpacked with a starred target.
+fn tool_groups_tree(group_body: &str) -> ParsedTree {
+    scan(&[
+        (
+            "pkg/server.py",
+            "from fastmcp import FastMCP\napp = FastMCP('groups')\n",
+        ),
+        (
+            "pkg/groups/files.py",
+            &format!(
+                r#"
+def read_file(path: str) -> str:
+    return open(path).read()
+
+def delete_file(path: str) -> None:
+    import os
+    os.remove(path)
+
+def get_all_functions():
+{group_body}
+"#
+            ),
+        ),
+        (
+            "pkg/groups/net.py",
+            r#"
+def fetch(url: str) -> str:
+    return url
+
+def get_all_functions():
+    return [(fetch, "net_fetch", "Fetch a URL", True)]
+"#,
+        ),
+        (
+            "pkg/main.py",
+            r#"
+import sys
+from fastmcp.tools import Tool
+from pkg.groups.files import get_all_functions as files_functions
+from pkg.groups.net import get_all_functions as net_functions
+
+GROUPS = {"files": files_functions, "net": net_functions}
+
+def read_only(functions):
+    return [(f, n, d, ro) for f, n, d, ro in functions if ro]
+
+def main(groups: list[str], ro: bool) -> None:
+    from pkg.server import app
+    for g in groups:
+        get_functions = GROUPS[g]
+        functions = get_functions()
+        if ro:
+            functions = read_only(functions)
+        for func, name, description, *_ in functions:
+            app.add_tool(Tool.from_function(func, name=name, description=description))
+    app.run()
+
+if __name__ == "__main__":
+    main(sys.argv[1:], False)
+"#,
+        ),
+    ])
+}
+
+#[test]
+fn a_loop_over_function_groups_looked_up_by_a_runtime_key_registers_every_group() {
+    let t = tool_groups_tree(
+        r#"    return [
+        (read_file, "files_read", "Read a file", True),
+        (delete_file, "files_delete", "Delete a file", False),
+    ]"#,
+    );
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .filter(|(k, _, _)| *k == EntityKind::Tool)
+            .map(|(_, n, q)| (n, q))
+            .collect::<Vec<_>>(),
+        [
+            ("files_delete".to_string(), "delete_file".to_string()),
+            ("files_read".into(), "read_file".into()),
+            ("net_fetch".into(), "fetch".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_loop_over_a_function_group_read_from_data_stays_a_gap() {
+    // The group's list is built from a file at run time: which functions it holds is unknown.
+    let t = tool_groups_tree(
+        r#"    import json
+    return [tuple(x) for x in json.load(open("groups.json"))]"#,
+    );
+    assert!(!tools(&t).contains(&"files_read".to_string()));
+    assert_eq!(unresolved_gaps(&t), [("pkg/main.py".to_string(), 20)]);
+}

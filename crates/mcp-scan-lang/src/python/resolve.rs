@@ -28,6 +28,20 @@ const MAX_DEPTH: usize = 40;
 const MAX_UNROLL: usize = 512;
 /// Call sites inspected to infer one parameter's value.
 const MAX_CALLERS: usize = 64;
+/// Bound on the value-set evaluation of a loop's collection (names, calls, returns, lookups).
+const MAX_SET_DEPTH: usize = 12;
+/// Builtins whose result holds only elements of one positional argument (its position):
+/// reordered, filtered or copied.
+const PASS_THROUGH: &[(&str, usize)] = &[
+    ("list", 0),
+    ("tuple", 0),
+    ("set", 0),
+    ("frozenset", 0),
+    ("sorted", 0),
+    ("reversed", 0),
+    ("iter", 0),
+    ("filter", 1),
+];
 
 /// What an expression evaluates to, as far as registrations care.
 #[derive(Debug, Clone)]
@@ -72,6 +86,8 @@ type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
 /// Calls by the last segment of their callee: (module, function, call).
 type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
 type DictItems = Vec<(Option<Expr>, Expr)>;
+/// An element of a collection with the module and function it is written in.
+type Elem = (Expr, usize, FuncId);
 
 /// A name bound in a function body (or at module level).
 enum Bind<'a> {
@@ -167,6 +183,8 @@ struct Resolver<'a> {
     class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
+    /// Locals whose assignments are being unioned by [`Resolver::bound_elements`].
+    set_visiting: RefCell<Vec<(usize, FuncId, String)>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Wrappers some resolved site went through; the others are gaps.
     used_wrappers: HashSet<(usize, FuncId)>,
@@ -466,6 +484,7 @@ impl<'a> Resolver<'a> {
             memo: RefCell::new(HashMap::new()),
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
+            set_visiting: RefCell::new(Vec::new()),
             wrappers: HashMap::new(),
             used_wrappers: HashSet::new(),
             marked: Vec::new(),
@@ -1292,10 +1311,11 @@ impl<'a> Resolver<'a> {
             } = &s.kind
                 && depth < 4
                 && self.has_candidate(inner)
-                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+                && let Some(elems) = self.literal_elements(iter, env, 0)
             {
                 self.visit_exprs(iter, env, pass);
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner_env = Env {
@@ -1364,9 +1384,10 @@ impl<'a> Resolver<'a> {
             };
             // `[mcp.add_tool(f) for f in (a, b)]`: once per element.
             if let [(target, iter)] = clauses.as_slice()
-                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+                && let Some(elems) = self.literal_elements(iter, env, 0)
             {
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner = Env {
@@ -1386,53 +1407,307 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A literal collection (through names, imports and `.items()`/`.values()`), with the
-    /// module and function its elements are written in.
-    fn literal_elements(
-        &self,
-        e: &Expr,
-        env: Env,
-        depth: usize,
-    ) -> Option<(Vec<Expr>, usize, FuncId)> {
-        if depth > 6 {
+    /// The elements a loop may iterate over, each with the module and function it is written
+    /// in: a literal collection (through names, imports and `.items()`/`.values()`), and, as a
+    /// bounded over-approximation, what a tree function returns (parameters bound), a literal
+    /// dict indexed by an unknown key (the union of its values), a comprehension projecting
+    /// its loop variables, `a + b`, both arms of a conditional, every assignment of a local and
+    /// the builtins that only reorder or filter their argument. `None` when any part is not
+    /// followed: the registration stays a gap.
+    fn literal_elements(&self, e: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        if depth > MAX_SET_DEPTH {
             return None;
         }
-        match &e.kind {
+        let out = match &e.kind {
             ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
-                Some((xs.clone(), env.m, env.f))
+                let mut out = Vec::new();
+                for x in xs {
+                    match &x.kind {
+                        // `[*BASE, extra]`
+                        ExprKind::Starred(inner) => {
+                            out.extend(self.literal_elements(inner, env, depth + 1)?)
+                        }
+                        _ => out.push((x.clone(), env.m, env.f)),
+                    }
+                }
+                out
             }
-            ExprKind::Dict(items) => Some((
-                items.iter().filter_map(|(k, _)| k.clone()).collect(),
-                env.m,
-                env.f,
-            )),
-            ExprKind::Call { callee, args } if args.is_empty() => {
+            ExprKind::Dict(items) => items
+                .iter()
+                .filter_map(|(k, _)| k.clone())
+                .map(|k| (k, env.m, env.f))
+                .collect(),
+            ExprKind::Call { callee, args }
+                if args.is_empty()
+                    && matches!(&callee.kind, ExprKind::Attribute { attr, .. }
+                        if matches!(attr.as_str(), "items" | "values" | "keys")) =>
+            {
                 let ExprKind::Attribute { value, attr } = &callee.kind else {
                     return None;
                 };
-                let (items, m, f) = self.literal_dict(value, env, depth + 1)?;
-                let out = match attr.as_str() {
+                let (items, m, f) = self.literal_dict(value, env, 0)?;
+                match attr.as_str() {
                     "items" => items
                         .into_iter()
                         .filter_map(|(k, v)| {
                             let k = k?;
                             let span = k.span;
-                            Some(Expr::new(ExprKind::Tuple(vec![k, v]), span))
+                            Some((Expr::new(ExprKind::Tuple(vec![k, v]), span), m, f))
                         })
                         .collect(),
-                    "values" => items.into_iter().map(|(_, v)| v).collect(),
-                    "keys" => items.into_iter().filter_map(|(k, _)| k).collect(),
-                    _ => return None,
-                };
-                Some((out, m, f))
+                    "values" => items.into_iter().map(|(_, v)| (v, m, f)).collect(),
+                    _ => items
+                        .into_iter()
+                        .filter_map(|(k, _)| k)
+                        .map(|k| (k, m, f))
+                        .collect(),
+                }
             }
-            ExprKind::Name(_) | ExprKind::Attribute { .. } => {
-                let (x, m, f) = self.literal_binding(e, env, depth + 1)?;
-                let inner = Env { m, f, subst: &[] };
-                self.literal_elements(x, inner, depth + 1)
+            ExprKind::Name(n) if env.bound(n).is_some() => {
+                let (v, inner) = env.bound(n)?;
+                self.literal_elements(v, inner, depth + 1)?
+            }
+            ExprKind::Name(_) | ExprKind::Attribute { .. } => self
+                .literal_binding(e, env, depth + 1)
+                .and_then(|(x, m, f)| self.literal_elements(x, Env { m, f, subst: &[] }, depth + 1))
+                .or_else(|| self.bound_elements(e, env, depth + 1))?,
+            ExprKind::Call { callee, args } => self.call_elements(callee, args, env, depth + 1)?,
+            ExprKind::Comprehension {
+                elements, clauses, ..
+            } => {
+                // `[(f, n) for f, n, ro in SPECS if ro]`: the loop variables projected; the
+                // condition is ignored (a superset).
+                let ([elt], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
+                    return None;
+                };
+                let mut out = Vec::new();
+                for (el, em, ef) in self.literal_elements(iter, env, depth + 1)? {
+                    let mut subst = Vec::new();
+                    bind_element(target, &el, em, ef, &mut subst);
+                    out.push(project(elt, &subst)?);
+                }
+                out
+            }
+            ExprKind::Index { value, index } => {
+                let mut out = Vec::new();
+                for (v, m, f) in self.indexed(value, index, env, depth + 1)? {
+                    out.extend(self.literal_elements(&v, Env { m, f, subst: &[] }, depth + 1)?);
+                }
+                out
+            }
+            ExprKind::Binary { op, left, right } if op == "+" => {
+                let mut out = self.literal_elements(left, env, depth + 1)?;
+                out.extend(self.literal_elements(right, env, depth + 1)?);
+                out
+            }
+            ExprKind::Conditional { body, orelse, .. } => {
+                let mut out = self.literal_elements(body, env, depth + 1)?;
+                out.extend(self.literal_elements(orelse, env, depth + 1)?);
+                out
+            }
+            _ => return None,
+        };
+        (out.len() <= MAX_UNROLL).then_some(out)
+    }
+
+    /// Every value a local is assigned in the nearest scope that binds it (or the module it is
+    /// imported from), as one union; a self-referential assignment (`xs = keep(xs)`) adds
+    /// nothing while it is being evaluated.
+    fn bound_elements(&self, e: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        let ExprKind::Name(n) = &e.kind else {
+            return None;
+        };
+        let mut f = env.f;
+        loop {
+            let values: Vec<&'a Expr> = self.with_binds(env.m, f, n, |binds| {
+                binds
+                    .iter()
+                    .filter_map(|b| match b {
+                        Bind::Value(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            let bound = self.with_binds(env.m, f, n, |binds| !binds.is_empty());
+            if bound {
+                let key = (env.m, f, n.clone());
+                if self.set_visiting.borrow().contains(&key) {
+                    return Some(Vec::new());
+                }
+                if values.is_empty() {
+                    return None;
+                }
+                self.set_visiting.borrow_mut().push(key);
+                let inner = Env {
+                    m: env.m,
+                    f,
+                    subst: if f == env.f { env.subst } else { &[] },
+                };
+                let mut out = Some(Vec::new());
+                for x in values {
+                    match (self.literal_elements(x, inner, depth + 1), out.as_mut()) {
+                        (Some(xs), Some(acc)) => acc.extend(xs),
+                        _ => {
+                            out = None;
+                            break;
+                        }
+                    }
+                }
+                self.set_visiting.borrow_mut().pop();
+                return out;
+            }
+            if f == Module::TOP_LEVEL {
+                break;
+            }
+            let func = self.func(env.m, f)?;
+            if func.params.iter().any(|p| &p.name == n) {
+                return None;
+            }
+            f = func.parent.unwrap_or(Module::TOP_LEVEL);
+        }
+        let md = &self.mods[env.m];
+        let imp = md.imports.iter().rev().find(|i| &i.local == n)?;
+        let sym = imp.symbol.as_deref().filter(|s| *s != "*")?;
+        let mi = self.module_idx(&imp.module)?;
+        let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
+        let inner = Env {
+            m: mi,
+            f: Module::TOP_LEVEL,
+            subst: &[],
+        };
+        self.literal_elements(&name, inner, depth + 1)
+    }
+
+    /// What a call yields: the union of what each tree function it may call returns (its
+    /// parameters bound to the arguments), or the argument of a builtin that only reorders or
+    /// filters it.
+    fn call_elements(
+        &self,
+        callee: &Expr,
+        args: &[Arg],
+        env: Env,
+        depth: usize,
+    ) -> Option<Vec<Elem>> {
+        if let ExprKind::Name(n) = &callee.kind
+            && let Some(pos) = PASS_THROUGH.iter().find(|(b, _)| b == n).map(|(_, p)| *p)
+            && self.eval(callee, env, 0).is_none()
+        {
+            let a = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                .nth(pos)?;
+            return self.literal_elements(&a.value, env, depth + 1);
+        }
+        let mut out = Vec::new();
+        for (fm, ff) in self.callees(callee, env, depth + 1)? {
+            let func = self.func(fm, ff)?;
+            let mut subst = Vec::new();
+            let positional = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+            let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+            let skip = usize::from(
+                func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }),
+            );
+            for (p, a) in params.skip(skip).zip(positional) {
+                subst.push(bound_arg(&p.name, &a.value, env));
+            }
+            for a in args {
+                if let Some(n) = &a.name
+                    && func.params.iter().any(|p| &p.name == n)
+                {
+                    subst.push(bound_arg(n, &a.value, env));
+                }
+            }
+            let mut rets: Vec<&'a Expr> = Vec::new();
+            let mut yields = false;
+            walk_stmts(&func.body, &mut |s| match &s.kind {
+                StmtKind::Return(Some(r)) => rets.push(r),
+                StmtKind::Expr(x) if matches!(&x.kind, ExprKind::Unknown(t) if t.starts_with("yield")) => {
+                    yields = true
+                }
+                _ => {}
+            });
+            if rets.is_empty() || yields {
+                return None;
+            }
+            let fenv = Env {
+                m: fm,
+                f: ff,
+                subst: &subst,
+            };
+            for r in rets {
+                out.extend(self.literal_elements(r, fenv, depth + 1)?);
+                if out.len() > MAX_UNROLL {
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The tree functions a callee may be: one it resolves to, or every value of a literal
+    /// dict it is looked up in (`HANDLERS[kind]`, the key unknown), through local names.
+    fn callees(&self, callee: &Expr, env: Env, depth: usize) -> Option<Vec<(usize, FuncId)>> {
+        if depth > MAX_SET_DEPTH {
+            return None;
+        }
+        if let Some(Val::Func(m, f)) = self.eval(callee, env, 0) {
+            return Some(vec![(m, f)]);
+        }
+        match &callee.kind {
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.callees(v, inner, depth + 1);
+                }
+                let is_index = |x: &Expr| matches!(x.kind, ExprKind::Index { .. });
+                let (x, m, f) = self.binding_where(callee, env, &is_index, 0)?;
+                let inner = Env {
+                    m,
+                    f,
+                    subst: if m == env.m && f == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    },
+                };
+                self.callees(x, inner, depth + 1)
+            }
+            ExprKind::Index { value, index } => {
+                let mut out = Vec::new();
+                for (v, m, f) in self.indexed(value, index, env, depth + 1)? {
+                    out.extend(self.callees(&v, Env { m, f, subst: &[] }, depth + 1)?);
+                }
+                Some(out)
             }
             _ => None,
         }
+    }
+
+    /// `D[k]` with `D` a literal dict: the value under a constant key, else every value.
+    fn indexed(&self, value: &Expr, index: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        let (items, m, f) = self.literal_dict(value, env, 0)?;
+        let denv = Env { m, f, subst: &[] };
+        if let Some(key) = self.const_of(index, env, 0) {
+            let hit: Vec<Elem> = items
+                .iter()
+                .filter(|(k, _)| {
+                    k.as_ref()
+                        .and_then(|k| self.const_of(k, denv, 0))
+                        .as_deref()
+                        == Some(key.as_str())
+                })
+                .map(|(_, v)| (v.clone(), m, f))
+                .collect();
+            if !hit.is_empty() {
+                return Some(hit);
+            }
+        }
+        // `**OTHER` spread into the literal is not followed here.
+        if items.iter().any(|(k, _)| k.is_none()) {
+            return None;
+        }
+        Some(items.into_iter().map(|(_, v)| (v, m, f)).collect())
     }
 
     fn literal_dict(&self, e: &Expr, env: Env, depth: usize) -> Option<(DictItems, usize, FuncId)> {
@@ -2031,13 +2306,12 @@ impl<'a> Resolver<'a> {
             let caller = self.func(cm, cf)?;
             let outers: Vec<Vec<Subst>> = match enclosing_for(&caller.body, call) {
                 Some((target, iter)) => {
-                    let (elems, em, ef) = self.literal_elements(iter, plain, 0)?;
+                    let elems = self.literal_elements(iter, plain, 0)?;
                     elems
                         .iter()
-                        .take(MAX_UNROLL)
-                        .map(|el| {
+                        .map(|(el, em, ef)| {
                             let mut v = Vec::new();
-                            bind_element(target, el, em, ef, &mut v);
+                            bind_element(target, el, *em, *ef, &mut v);
                             v
                         })
                         .collect()
@@ -2719,10 +2993,11 @@ impl<'a> Resolver<'a> {
                 let ([k, v], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
                     return;
                 };
-                let Some((elems, em, ef)) = self.literal_elements(iter, env, 0) else {
+                let Some(elems) = self.literal_elements(iter, env, 0) else {
                     return;
                 };
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner = Env {
@@ -3353,13 +3628,66 @@ fn bind_element(target: &Expr, el: &Expr, m: usize, f: FuncId, out: &mut Vec<Sub
             module: m,
             func: f,
         }),
-        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(es) | ExprKind::List(es))
-            if ts.len() == es.len() =>
-        {
-            for (t, e) in ts.iter().zip(es) {
-                bind_element(t, e, m, f, out);
+        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(es) | ExprKind::List(es)) => {
+            // `a, b, *rest = (x, y, z, w)`: the starred target takes the middle as a list.
+            match ts
+                .iter()
+                .position(|t| matches!(t.kind, ExprKind::Starred(_)))
+            {
+                None if ts.len() == es.len() => {
+                    for (t, e) in ts.iter().zip(es) {
+                        bind_element(t, e, m, f, out);
+                    }
+                }
+                Some(i) if es.len() + 1 >= ts.len() => {
+                    let tail = ts.len() - i - 1;
+                    for (t, e) in ts[..i].iter().zip(es) {
+                        bind_element(t, e, m, f, out);
+                    }
+                    for (t, e) in ts[i + 1..].iter().zip(&es[es.len() - tail..]) {
+                        bind_element(t, e, m, f, out);
+                    }
+                    if let ExprKind::Starred(rest) = &ts[i].kind {
+                        let middle = es[i..es.len() - tail].to_vec();
+                        bind_element(rest, &Expr::new(ExprKind::List(middle), el.span), m, f, out);
+                    }
+                }
+                _ => {}
             }
         }
         _ => {}
     }
+}
+
+/// A comprehension's element rebuilt from the loop variables an element bound
+/// (`(f, name)` from `for f, name, ro in SPECS`), with where it is written; `None` when it
+/// computes anything else, or mixes elements written in different places.
+fn project(elt: &Expr, subst: &[Subst]) -> Option<Elem> {
+    fn go(e: &Expr, subst: &[Subst], at: &mut Option<(usize, FuncId)>) -> Option<Expr> {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let s = subst.iter().rev().find(|s| &s.name == n)?;
+                if at.is_some_and(|a| a != (s.module, s.func)) {
+                    return None;
+                }
+                *at = Some((s.module, s.func));
+                Some(s.value.clone())
+            }
+            ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+                let xs = xs
+                    .iter()
+                    .map(|x| go(x, subst, at))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(Expr::new(ExprKind::Tuple(xs), e.span))
+            }
+            ExprKind::Str(_) | ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Null => {
+                Some(e.clone())
+            }
+            _ => None,
+        }
+    }
+    let mut at = None;
+    let x = go(elt, subst, &mut at)?;
+    let (m, f) = at?;
+    Some((x, m, f))
 }
