@@ -1721,3 +1721,150 @@ fn a_loop_over_a_function_group_read_from_data_stays_a_gap() {
     assert!(!tools(&t).contains(&"files_read".to_string()));
     assert_eq!(unresolved_gaps(&t), [("pkg/main.py".to_string(), 20)]);
 }
+
+/// A decorator factory defined inside a registration function whose decorator hands the
+/// function to a helper that registers its parameter on the server.
+fn nested_factory_tree(uses: &str) -> ParsedTree {
+    scan(&[
+        (
+            "pkg/registration.py",
+            r#"
+from mcp.server.mcpserver import MCPServer
+
+def register_tool(server: MCPServer, fn, *, name: str, title: str) -> None:
+    fn.__doc__ = (fn.__doc__ or "") + title
+    server.add_tool(fn, name=name, title=title)
+"#,
+        ),
+        (
+            "pkg/tools.py",
+            &format!(
+                r#"
+from mcp.server.mcpserver import MCPServer
+from pkg.registration import register_tool
+
+def register_file_tools(server: MCPServer, enabled: set) -> None:
+    def tool(name: str):
+        def decorator(fn):
+            if name not in enabled:
+                return fn
+            register_tool(server, fn, name=name, title=name.title())
+            return fn
+        return decorator
+{uses}
+"#
+            ),
+        ),
+        (
+            "pkg/server.py",
+            r#"
+from mcp.server.mcpserver import MCPServer
+from pkg.tools import register_file_tools
+server = MCPServer("files")
+register_file_tools(server, {"files_read"})
+"#,
+        ),
+    ])
+}
+
+#[test]
+fn a_nested_decorator_factory_calling_a_registration_helper_registers_each_decorated_function() {
+    let t = nested_factory_tree(
+        r#"
+    @tool("files_read")
+    def read_file(path: str) -> str:
+        return open(path).read()
+
+    @tool("files_stat")
+    def stat_file(path: str) -> int:
+        import os
+        return os.stat(path).st_size
+"#,
+    );
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(k, n, q)| (k, n, q))
+            .collect::<Vec<_>>(),
+        [
+            (
+                EntityKind::Tool,
+                "files_read".to_string(),
+                "register_file_tools.read_file".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "files_stat".into(),
+                "register_file_tools.stat_file".into()
+            ),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_nested_decorator_factory_handed_to_plugins_loaded_at_run_time_is_a_gap() {
+    // The decorator is only passed to code chosen at run time: what it registers is unknown.
+    let t = nested_factory_tree(
+        r#"
+    import importlib, os
+    plugin = importlib.import_module(os.environ["FILES_PLUGIN"])
+    plugin.setup(tool)
+"#,
+    );
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/tools.py".to_string(), 10)]);
+}
+
+fn resource_loop_tree(kinds: &str) -> ParsedTree {
+    scan(&[(
+        "server.py",
+        &format!(
+            r#"
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("docs")
+
+def summary(kind: str) -> str:
+    return kind
+
+def register_resources(server: FastMCP) -> None:
+    for kind in {kinds}:
+        decorator = server.resource(
+            f"docs://schema/{{kind.lower()}}",
+            name=f"schema-{{kind.lower()}}",
+        )
+
+        def build(target: str):
+            async def schema_doc() -> str:
+                return summary(target)
+            return schema_doc
+
+        decorator(build(kind))
+
+register_resources(mcp)
+"#
+        ),
+    )])
+}
+
+#[test]
+fn a_decorator_built_in_a_loop_body_takes_the_loop_variable_in_its_name() {
+    let t = resource_loop_tree(r#"("System", "Chassis")"#);
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(k, n, _)| (k, n))
+            .collect::<Vec<_>>(),
+        [
+            (EntityKind::Resource, "schema-chassis".to_string()),
+            (EntityKind::Resource, "schema-system".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_decorator_built_in_a_loop_over_run_time_data_is_a_gap() {
+    let t = resource_loop_tree(r#"open("kinds.txt").read().split()"#);
+    assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}

@@ -1224,6 +1224,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             if pass == Pass::Wrappers {
+                self.chain_wrappers();
                 for w in self.wrappers.keys() {
                     let name = &self.mods[w.0].functions[w.1].name;
                     self.candidates.insert(name.clone());
@@ -1271,6 +1272,46 @@ impl<'a> Resolver<'a> {
                     "`{name}` registers its parameter on an MCP server, but no call or decorator use of it could be resolved"
                 ),
             );
+        }
+    }
+
+    /// Wrappers of wrappers (`def deco(fn): register_tool(server, fn)` with `register_tool`
+    /// registering its parameter): the functions calling a newly found wrapper are walked
+    /// again, a bounded number of rounds.
+    fn chain_wrappers(&mut self) {
+        let mut known: HashSet<(usize, FuncId)> = HashSet::new();
+        for _ in 0..4 {
+            let fresh: Vec<(usize, FuncId)> = self
+                .wrappers
+                .keys()
+                .filter(|k| !known.contains(*k))
+                .copied()
+                .collect();
+            if fresh.is_empty() {
+                break;
+            }
+            let mut callers: Vec<(usize, FuncId)> = Vec::new();
+            for &(m, f) in &fresh {
+                known.insert((m, f));
+                let name = self.mods[m].functions[f].name.clone();
+                self.candidates.insert(name.clone());
+                for (cm, cf, _) in self.calls_named(&name) {
+                    if cf != Module::TOP_LEVEL
+                        && !self.mods[cm].functions[cf].params.is_empty()
+                        && !self.wrappers.contains_key(&(cm, cf))
+                        && !callers.contains(&(cm, cf))
+                    {
+                        callers.push((cm, cf));
+                    }
+                }
+            }
+            callers.sort_unstable();
+            for (m, f) in callers {
+                let mods = self.mods;
+                let body = &mods[m].functions[f].body;
+                let env = Env { m, f, subst: &[] };
+                self.walk_body(body, env, Pass::Wrappers, 0);
+            }
         }
     }
 
@@ -1490,7 +1531,7 @@ impl<'a> Resolver<'a> {
             }
             ExprKind::Index { value, index } => {
                 let mut out = Vec::new();
-                for (v, m, f) in self.indexed(value, index, env, depth + 1)? {
+                for (v, m, f) in self.indexed(value, index, env)? {
                     out.extend(self.literal_elements(&v, Env { m, f, subst: &[] }, depth + 1)?);
                 }
                 out
@@ -1675,7 +1716,7 @@ impl<'a> Resolver<'a> {
             }
             ExprKind::Index { value, index } => {
                 let mut out = Vec::new();
-                for (v, m, f) in self.indexed(value, index, env, depth + 1)? {
+                for (v, m, f) in self.indexed(value, index, env)? {
                     out.extend(self.callees(&v, Env { m, f, subst: &[] }, depth + 1)?);
                 }
                 Some(out)
@@ -1685,7 +1726,7 @@ impl<'a> Resolver<'a> {
     }
 
     /// `D[k]` with `D` a literal dict: the value under a constant key, else every value.
-    fn indexed(&self, value: &Expr, index: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+    fn indexed(&self, value: &Expr, index: &Expr, env: Env) -> Option<Vec<Elem>> {
         let (items, m, f) = self.literal_dict(value, env, 0)?;
         let denv = Env { m, f, subst: &[] };
         if let Some(key) = self.const_of(index, env, 0) {
@@ -1916,7 +1957,22 @@ impl<'a> Resolver<'a> {
                     };
                     self.used_wrappers.insert((wm, wf));
                     self.out.registration_sites += 1;
-                    self.wrapper_entry(&w, m, f, d.span, &[]);
+                    // `@tool("x")` with `def tool(name): def deco(fn): ...name=name...`: the
+                    // name is the factory's argument.
+                    let extra = match &d.kind {
+                        ExprKind::Call { callee, args } => {
+                            match (self.eval(callee, env, 0), self.func(wm, wf)) {
+                                (Some(Val::Func(fm, ff)), Some(wfn))
+                                    if fm == wm && wfn.parent == Some(ff) =>
+                                {
+                                    self.wrapper_names(&w, fm, ff, args, env)
+                                }
+                                _ => Vec::new(),
+                            }
+                        }
+                        _ => Vec::new(),
+                    };
+                    self.wrapper_entry(&w, m, f, d.span, &extra);
                 }
                 None => {
                     let inner = match &d.kind {
@@ -2428,7 +2484,13 @@ impl<'a> Resolver<'a> {
             }
             return;
         }
-        let v = self.eval(callee, env, 0);
+        // A decorator built in the loop body (`d = mcp.resource(f"x/{kind}")`, then `d(fn)`)
+        // is evaluated with the loop variables bound.
+        let v = if env.subst.is_empty() {
+            self.eval(callee, env, 0)
+        } else {
+            self.eval_in_scope(callee, env)
+        };
         let (style, method, reg_args, reg_module, server, handler_args): (
             ServerStyle,
             String,
@@ -2460,13 +2522,9 @@ impl<'a> Resolver<'a> {
                 server,
             }) => (ServerStyle::Decorator, method, dargs, module, server, args),
             Some(Val::Func(wm, wf)) if self.wrappers.contains_key(&(wm, wf)) => {
-                if pass == Pass::Wrappers {
-                    return;
-                }
                 let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                     return;
                 };
-                self.used_wrappers.insert((wm, wf));
                 let arg = args
                     .iter()
                     .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
@@ -2475,12 +2533,61 @@ impl<'a> Resolver<'a> {
                             .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
                             .nth(w.param)
                     });
+                // `def decorator(fn): register_tool(server, fn, name=name)` where
+                // `register_tool` registers its parameter: `decorator` is a wrapper too; its
+                // own uses are the sites.
+                if let Some(a) = arg
+                    && (env.m, env.f) != (wm, wf)
+                    && let Handler::Param(i, name) = self.handler(&a.value, env, 0)
+                {
+                    if pass == Pass::Wrappers && !self.wrappers.contains_key(&(env.m, env.f)) {
+                        // The inner wrapper's name parameter bound to this call's argument:
+                        // folded, or (the caller's own parameter) kept as a name to fold where
+                        // the outer wrapper is used.
+                        let mut chained = w.clone();
+                        let names = self.wrapper_names(&w, wm, wf, args, env);
+                        for k in ["name", "uri"] {
+                            if self.param_arg(&w, wm, wf, k, args).is_none() {
+                                continue;
+                            }
+                            chained.args.retain(|a| a.name.as_deref() != Some(k));
+                            if let Some(n) = names.iter().find(|n| n.name.as_deref() == Some(k)) {
+                                chained.args.push(n.clone());
+                            } else if let Some(p) = self.passed_param(&w, wm, wf, k, args) {
+                                chained.args.push(Arg {
+                                    name: Some(k.to_string()),
+                                    value: Expr::new(ExprKind::Name(p), call.span),
+                                    spread: false,
+                                    spread_keywords: false,
+                                });
+                            }
+                        }
+                        chained.param = i;
+                        chained.param_name = name;
+                        chained.span = call.span;
+                        self.wrappers.insert((env.m, env.f), chained);
+                    }
+                    self.used_wrappers.insert((wm, wf));
+                    if self.wrappers.contains_key(&(env.m, env.f)) {
+                        return;
+                    }
+                }
+                if pass == Pass::Wrappers {
+                    return;
+                }
+                self.used_wrappers.insert((wm, wf));
                 self.out.registration_sites += 1;
+                let names = self.wrapper_names(&w, wm, wf, args, env);
                 match arg {
                     Some(a) => match self.handler(&a.value, env, 0) {
                         Handler::Funcs(fs) => {
-                            for (hm, hf, extra) in fs {
+                            for (hm, hf, mut extra) in fs {
                                 let span = if hm == env.m { call.span } else { self.def_span(hm, hf) };
+                                for n in &names {
+                                    if !extra.iter().any(|x| x.name == n.name) {
+                                        extra.push(n.clone());
+                                    }
+                                }
                                 self.wrapper_entry(&w, hm, hf, span, &extra);
                             }
                         }
@@ -3181,6 +3288,80 @@ impl<'a> Resolver<'a> {
                         ))
             })
         })
+    }
+
+    /// The registration's `name=`/`uri=` when it is a parameter of the function `(fm, ff)`
+    /// (the wrapper itself, or the factory it is nested in) and the call `args` of that
+    /// function passes a value that folds: `register(fn, "x")`, `@tool("x")`. `skip`
+    /// positional arguments are not parameters of the call (none for a factory).
+    fn wrapper_names(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        args: &[Arg],
+        env: Env,
+    ) -> Vec<Arg> {
+        let mut out = Vec::new();
+        for k in ["name", "uri"] {
+            let Some(a) = self.param_arg(w, fm, ff, k, args) else {
+                continue;
+            };
+            if let Some(v) = self.fold_str(&a.value, env, 0) {
+                out.push(Arg {
+                    name: Some(k.to_string()),
+                    value: Expr::new(ExprKind::Str(v), a.value.span),
+                    spread: false,
+                    spread_keywords: false,
+                });
+            }
+        }
+        out
+    }
+
+    /// The call argument bound to the parameter a wrapper's `k=` registration argument names.
+    fn param_arg<'x>(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        k: &str,
+        args: &'x [Arg],
+    ) -> Option<&'x Arg> {
+        let ExprKind::Name(n) = &kwarg(&w.args, k)?.kind else {
+            return None;
+        };
+        let func = self.func(fm, ff)?;
+        let skip = usize::from(func.class.is_some());
+        let i = func.params.iter().position(|p| &p.name == n)?;
+        if func.params[..i].iter().any(|p| p.variadic || p.keywords) {
+            return args.iter().find(|a| a.name.as_deref() == Some(n.as_str()));
+        }
+        args.iter()
+            .find(|a| a.name.as_deref() == Some(n.as_str()))
+            .or_else(|| {
+                i.checked_sub(skip).and_then(|pos| {
+                    args.iter()
+                        .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                        .nth(pos)
+                })
+            })
+    }
+
+    /// The name of the caller's variable passed for the wrapper's `k=` parameter when it does
+    /// not fold (`register_tool(server, fn, name=name)` inside a factory taking `name`).
+    fn passed_param(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        k: &str,
+        args: &[Arg],
+    ) -> Option<String> {
+        match &self.param_arg(w, fm, ff, k, args)?.value.kind {
+            ExprKind::Name(n) => Some(n.clone()),
+            _ => None,
+        }
     }
 
     fn def_span(&self, m: usize, f: FuncId) -> Span {
