@@ -1782,10 +1782,7 @@ fn a_nested_decorator_factory_calling_a_registration_helper_registers_each_decor
 "#,
     );
     assert_eq!(
-        entries(&t)
-            .into_iter()
-            .map(|(k, n, q)| (k, n, q))
-            .collect::<Vec<_>>(),
+        entries(&t),
         [
             (
                 EntityKind::Tool,
@@ -1867,4 +1864,95 @@ fn a_decorator_built_in_a_loop_body_takes_the_loop_variable_in_its_name() {
 fn a_decorator_built_in_a_loop_over_run_time_data_is_a_gap() {
     let t = resource_loop_tree(r#"open("kinds.txt").read().split()"#);
     assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}
+
+/// A low-level server whose `call_tool` finds its tool by name in a list loaded from a YAML
+/// file; `config_path` is what `main` passes for the file's path.
+fn config_dispatcher_tree(config_path: &str) -> ParsedTree {
+    scan(&[
+        (
+            "config/api.yaml",
+            r#"# endpoints exposed as tools
+base_url: "https://api.example.com"
+tools:
+  - name: enrich_company
+    description: >
+      Enrich a company
+      by domain.
+    endpoint: /enrich
+    parameters:
+      - name: domain
+        type: string
+  - name: 'search_people'
+    endpoint: /people
+"#,
+        ),
+        (
+            "src/server.py",
+            &format!(
+                r#"
+import os
+import yaml
+import httpx
+from mcp.server import Server
+
+class ApiServer:
+    def __init__(self, config_path: str):
+        self.config = self._load(config_path)
+        self.server = Server("api")
+        self._register()
+
+    def _load(self, path):
+        with open(path) as f:
+            return yaml.safe_load(f)
+
+    def _register(self):
+        @self.server.call_tool()
+        async def call_tool(name: str, arguments: dict):
+            spec = None
+            for tool in self.config["tools"]:
+                if tool["name"] == name:
+                    spec = tool
+            return httpx.get(self.config["base_url"] + spec["endpoint"], params=arguments).text
+
+def main():
+    config_path = {config_path}
+    ApiServer(config_path)
+"#
+            ),
+        ),
+    ])
+}
+
+#[test]
+fn a_dispatcher_over_tools_listed_in_a_bundled_yaml_file_is_split_per_listed_name() {
+    let t = config_dispatcher_tree(
+        r#"os.environ.get("API_CONFIG", os.path.join(os.path.dirname(__file__), "../config/api.yaml"))"#,
+    );
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "enrich_company".to_string(),
+                "ApiServer._register.call_tool".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "search_people".into(),
+                "ApiServer._register.call_tool".into()
+            ),
+        ]
+    );
+    no_gaps(&t);
+    assert_eq!(t.coverage.files_by_language.get("data"), Some(&1));
+}
+
+#[test]
+fn a_dispatcher_over_a_config_path_given_at_run_time_stays_a_gap() {
+    // The file is named only by the environment: which tools it lists is unknown.
+    let t = config_dispatcher_tree(r#"os.environ["API_CONFIG"]"#);
+    assert!(tools(&t).is_empty() || !tools(&t).contains(&"enrich_company".to_string()));
+    assert_eq!(unresolved_gaps(&t), [("src/server.py".to_string(), 18)]);
+    assert_eq!(t.coverage.files_by_language.get("data"), None);
 }

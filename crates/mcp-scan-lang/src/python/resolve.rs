@@ -21,6 +21,7 @@ use mcp_scan_ir::{
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 /// Bound on nested evaluation (name → assignment → call → return → ...).
 const MAX_DEPTH: usize = 40;
@@ -28,6 +29,16 @@ const MAX_DEPTH: usize = 40;
 const MAX_UNROLL: usize = 512;
 /// Call sites inspected to infer one parameter's value.
 const MAX_CALLERS: usize = 64;
+/// Bound on following a data file's value and path back to where they are written.
+const MAX_DATA_DEPTH: usize = 32;
+/// Functions that parse a data file (or its text) into the value they return.
+const DATA_LOADERS: &[&str] = &[
+    "json.load",
+    "json.loads",
+    "yaml.safe_load",
+    "yaml.load",
+    "yaml.full_load",
+];
 /// Bound on the value-set evaluation of a loop's collection (names, calls, returns, lookups).
 const MAX_SET_DEPTH: usize = 12;
 /// Builtins whose result holds only elements of one positional argument (its position):
@@ -161,6 +172,8 @@ struct Dispatcher {
     server: String,
     /// Tool name → handler, when the dispatcher looks the handler up in a mapping.
     mapping: Vec<(String, usize, FuncId)>,
+    /// Tool names read from a bundled data file the dispatcher finds its tool in.
+    data_names: Vec<String>,
 }
 
 /// Result of [`resolve_tree`].
@@ -168,10 +181,14 @@ struct Dispatcher {
 pub(crate) struct Resolution {
     pub registration_sites: usize,
     pub gaps: Vec<CoverageGap>,
+    /// Data files (relative to the root) tool names were read from.
+    pub data_files: Vec<String>,
 }
 
 struct Resolver<'a> {
     mods: &'a [Module],
+    /// The scanned directory, for data files the server bundles (none for a lone file).
+    root: Option<&'a Path>,
     fw: &'static Frameworks,
     by_name: HashMap<&'a str, usize>,
     /// Suffix lookups of [`Resolver::module_idx`], hits and misses.
@@ -209,10 +226,10 @@ struct Resolver<'a> {
 }
 
 /// Resolves every module's registrations; entries are appended to the modules.
-pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
+pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resolution {
     let fw = python_frameworks();
     let (entries, mut out, dispatchers) = {
-        let mut r = Resolver::new(mods, fw);
+        let mut r = Resolver::new(mods, fw, root);
         r.run();
         r.apply_mounts();
         r.external_mains();
@@ -236,6 +253,7 @@ fn dispatchers_of(ds: Vec<Dispatcher>) -> Vec<super::dispatch::Site> {
             span: d.span,
             server: d.server,
             mapping: d.mapping,
+            data_names: d.data_names,
         })
         .collect()
 }
@@ -454,7 +472,7 @@ fn annotation_names(a: &str) -> Vec<String> {
 }
 
 impl<'a> Resolver<'a> {
-    fn new(mods: &'a [Module], fw: &'static Frameworks) -> Self {
+    fn new(mods: &'a [Module], fw: &'static Frameworks, root: Option<&'a Path>) -> Self {
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, m) in mods.iter().enumerate() {
             by_name.entry(m.name.as_str()).or_insert(i);
@@ -476,6 +494,7 @@ impl<'a> Resolver<'a> {
         candidates.insert("import_server".to_string());
         Resolver {
             mods,
+            root,
             fw,
             by_name,
             suffix_memo: RefCell::new(HashMap::new()),
@@ -2438,6 +2457,412 @@ impl<'a> Resolver<'a> {
         registers.then_some(path)
     }
 
+    /// Tool names for a dispatcher that finds its tool by name in a list loaded from a data
+    /// file the server bundles (`for t in self.config["tools"]: if t["name"] == name`), the
+    /// file's path folded from `__file__` or a literal; empty when any step is not followed.
+    fn data_tools(&mut self, m: usize, f: FuncId) -> Vec<String> {
+        let (Some(root), Some(func)) = (self.root, self.func(m, f)) else {
+            return Vec::new();
+        };
+        let subject = func.params.first().map(|p| p.name.clone());
+        let is_subject = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => Some(n) == subject.as_ref(),
+            ExprKind::Attribute { attr, .. } => attr == "name",
+            _ => false,
+        };
+        let mut lookups: Vec<(&'a Expr, String)> = Vec::new();
+        walk_stmts(&func.body, &mut |s| {
+            let StmtKind::For {
+                target, iter, body, ..
+            } = &s.kind
+            else {
+                return;
+            };
+            let ExprKind::Name(t) = &target.kind else {
+                return;
+            };
+            let mut field = None;
+            walk_stmts(body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    any_subexpr(e, &mut |x| {
+                        if let ExprKind::Binary { op, left, right } = &x.kind
+                            && op == "=="
+                        {
+                            for (a, b) in [(left, right), (right, left)] {
+                                if is_subject(b)
+                                    && let Some(k) = element_field(a, t)
+                                {
+                                    field = Some(k);
+                                }
+                            }
+                        }
+                    });
+                }
+            });
+            if let Some(k) = field {
+                lookups.push((iter, k));
+            }
+        });
+        let env = Env { m, f, subst: &[] };
+        for (iter, field) in lookups {
+            let Some((path, keys)) = self.data_of(iter, env, 0) else {
+                continue;
+            };
+            if let Some(names) = super::datafile::names_in(root, &path, &keys, &field) {
+                if let Some(p) = super::datafile::normalize(&path)
+                    && !self.out.data_files.contains(&p)
+                {
+                    self.out.data_files.push(p);
+                }
+                return names;
+            }
+        }
+        Vec::new()
+    }
+
+    /// A value loaded from a data file, as (path relative to the root, keys indexed into it):
+    /// `json.load(f)` / `yaml.safe_load(f)` of an opened file, through locals, instance
+    /// attributes, subscripts and the tree functions that return it.
+    fn data_of(&self, e: &Expr, env: Env, depth: usize) -> Option<(String, Vec<String>)> {
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Index { value, index } => {
+                let k = self.const_of(index, env, 0)?;
+                let (p, mut keys) = self.data_of(value, env, depth + 1)?;
+                keys.push(k);
+                Some((p, keys))
+            }
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.data_of(v, inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let subst = if bm == env.m && bf == env.f {
+                    env.subst
+                } else {
+                    &[]
+                };
+                self.data_of(
+                    x,
+                    Env {
+                        m: bm,
+                        f: bf,
+                        subst,
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Attribute { value, attr } => {
+                let (x, am, af) = self.self_attr_value(value, attr, env)?;
+                self.data_of(
+                    x,
+                    Env {
+                        m: am,
+                        f: af,
+                        subst: &[],
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Await(x) => self.data_of(x, env, depth + 1),
+            ExprKind::Call { callee, args } => {
+                if let ExprKind::Attribute { value, attr } = &callee.kind
+                    && attr == "get"
+                    && let Some(k) = args
+                        .first()
+                        .filter(|a| a.name.is_none())
+                        .and_then(|a| self.const_of(&a.value, env, 0))
+                {
+                    let (p, mut keys) = self.data_of(value, env, depth + 1)?;
+                    keys.push(k);
+                    return Some((p, keys));
+                }
+                match self.eval(callee, env, 0) {
+                    Some(Val::Module(p)) if DATA_LOADERS.contains(&p.as_str()) => {
+                        let a = args.first().filter(|a| a.name.is_none())?;
+                        Some((self.file_of(&a.value, env, depth + 1)?, Vec::new()))
+                    }
+                    Some(Val::Func(fm, ff)) => {
+                        let func = self.func(fm, ff)?;
+                        let subst = self.bind_params(func, callee, args, env);
+                        let mut rets: Vec<&'a Expr> = Vec::new();
+                        walk_stmts(&func.body, &mut |s| {
+                            if let StmtKind::Return(Some(r)) = &s.kind {
+                                rets.push(r);
+                            }
+                        });
+                        let [ret] = rets.as_slice() else {
+                            return None;
+                        };
+                        let fenv = Env {
+                            m: fm,
+                            f: ff,
+                            subst: &subst,
+                        };
+                        self.data_of(ret, fenv, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The path of a file object or its text: `open(p)`, `Path(p).read_text()`, `f.read()`.
+    fn file_of(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.file_of(v, inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let subst = if bm == env.m && bf == env.f {
+                    env.subst
+                } else {
+                    &[]
+                };
+                self.file_of(
+                    x,
+                    Env {
+                        m: bm,
+                        f: bf,
+                        subst,
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Call { callee, args } => match &callee.kind {
+                ExprKind::Name(n) if n == "open" => {
+                    let a = args.first().filter(|a| a.name.is_none())?;
+                    self.fold_path(&a.value, env, depth + 1)
+                }
+                ExprKind::Attribute { value, attr }
+                    if matches!(attr.as_str(), "read" | "read_text" | "open") =>
+                {
+                    self.file_of(value, env, depth + 1)
+                        .or_else(|| self.fold_path(value, env, depth + 1))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A file path relative to the root: literals, `__file__`, `os.path.join`/`dirname`,
+    /// `Path(...)`, `.parent`, `/`, the default of `os.environ.get(k, default)` (the bundled
+    /// file; an override is the user's own data), locals, and a parameter every caller in the
+    /// tree passes the same path for.
+    fn fold_path(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        use super::datafile::{join, normalize, parent};
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Str(s) => Some(s.clone()),
+            ExprKind::Name(n) if n == "__file__" => Some(self.mods[env.m].path.clone()),
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.fold_path(v, inner, depth + 1);
+                }
+                if let Some((x, bm, bf)) = self.binding_where(e, env, &|_| true, 0) {
+                    let subst = if bm == env.m && bf == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    };
+                    return self.fold_path(
+                        x,
+                        Env {
+                            m: bm,
+                            f: bf,
+                            subst,
+                        },
+                        depth + 1,
+                    );
+                }
+                self.param_path(n, env, depth + 1)
+            }
+            ExprKind::Attribute { value, attr } if attr == "parent" => Some(parent(&normalize(
+                &self.fold_path(value, env, depth + 1)?,
+            )?)),
+            ExprKind::Binary { op, left, right } if op == "/" => Some(join(
+                &self.fold_path(left, env, depth + 1)?,
+                &self.fold_path(right, env, depth + 1)?,
+            )),
+            ExprKind::Call { callee, args } => {
+                let positional: Vec<&Expr> = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                    .map(|a| &a.value)
+                    .collect();
+                let target = match self.eval(callee, env, 0) {
+                    Some(Val::Module(p)) => p,
+                    _ => match &callee.kind {
+                        // `Path(__file__).resolve()`, `.absolute()`
+                        ExprKind::Attribute { value, attr }
+                            if matches!(attr.as_str(), "resolve" | "absolute" | "expanduser") =>
+                        {
+                            return self.fold_path(value, env, depth + 1);
+                        }
+                        _ => return None,
+                    },
+                };
+                let last = target.rsplit('.').next().unwrap_or(&target);
+                match last {
+                    "join" | "joinpath" if target.starts_with("os.path") => {
+                        let mut out = String::new();
+                        for p in positional {
+                            out = join(&out, &self.fold_path(p, env, depth + 1)?);
+                        }
+                        Some(out)
+                    }
+                    "dirname" => Some(parent(&normalize(&self.fold_path(
+                        positional.first()?,
+                        env,
+                        depth + 1,
+                    )?)?)),
+                    "abspath" | "realpath" | "normpath" | "Path" | "PurePath" => {
+                        self.fold_path(positional.first()?, env, depth + 1)
+                    }
+                    "get" | "getenv" if target.starts_with("os.") => {
+                        self.fold_path(positional.get(1)?, env, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A path parameter: what every resolved caller of the function (of the class, for
+    /// `__init__`) passes for it, when they all agree; else its constant default.
+    fn param_path(&self, name: &str, env: Env, depth: usize) -> Option<String> {
+        let func = self.func(env.m, env.f)?;
+        if env.f == Module::TOP_LEVEL {
+            return None;
+        }
+        let i = func.params.iter().position(|p| p.name == name)?;
+        let p = &func.params[i];
+        if p.variadic || p.keywords {
+            return None;
+        }
+        let (called, class) = match (&func.class, func.name.as_str()) {
+            (Some(c), "__init__") => (c.clone(), Some(c.clone())),
+            _ => (func.name.clone(), None),
+        };
+        let mut found: Option<String> = None;
+        for (cm, cf, call) in self.calls_named(&called).into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let cenv = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            let reaches = match (self.eval(callee, cenv, 0), &class) {
+                (Some(Val::Class(km, k)), Some(c)) => km == env.m && &k == c,
+                (Some(Val::Func(fm, ff)), None) => fm == env.m && ff == env.f,
+                _ => false,
+            };
+            if !reaches {
+                continue;
+            }
+            let offset = usize::from(
+                func.class.is_some()
+                    && (class.is_some() || matches!(callee.kind, ExprKind::Attribute { .. })),
+            );
+            let arg = args
+                .iter()
+                .find(|a| a.name.as_deref() == Some(name))
+                .or_else(|| {
+                    i.checked_sub(offset).and_then(|pos| {
+                        args.iter()
+                            .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                            .nth(pos)
+                    })
+                });
+            let path = match arg {
+                Some(a) => self.fold_path(&a.value, cenv, depth + 1)?,
+                None => self.fold_path(p.default.as_ref()?, env, depth + 1)?,
+            };
+            match &found {
+                Some(f) if super::datafile::normalize(f) != super::datafile::normalize(&path) => {
+                    return None;
+                }
+                _ => found = Some(path),
+            }
+        }
+        found.or_else(|| {
+            let d = p.default.as_ref()?;
+            self.fold_path(d, env, depth + 1)
+        })
+    }
+
+    /// `self.attr` read in a method: the value a method of the class assigns it.
+    fn self_attr_value(
+        &self,
+        value: &Expr,
+        attr: &str,
+        env: Env,
+    ) -> Option<(&'a Expr, usize, FuncId)> {
+        let Some(Val::Instance(cm, class, _)) = self.eval(value, env, 0) else {
+            return None;
+        };
+        let md = &self.mods[cm];
+        let c = md.classes.iter().find(|c| c.name == class)?;
+        for &meth in &c.methods {
+            let mut found = None;
+            walk_stmts(&md.functions[meth].body, &mut |s| {
+                if let StmtKind::Assign { targets, value } = &s.kind {
+                    for t in targets {
+                        if let ExprKind::Attribute {
+                            value: obj,
+                            attr: a,
+                        } = &t.kind
+                            && a == attr
+                            && matches!(&obj.kind, ExprKind::Name(n) if n == "self")
+                            && found.is_none()
+                        {
+                            found = Some(value);
+                        }
+                    }
+                }
+            });
+            if let Some(v) = found {
+                return Some((v, cm, meth));
+            }
+        }
+        None
+    }
+
+    /// Parameters of `func` bound to a call's arguments (`self` skipped for a bound method).
+    fn bind_params(&self, func: &Function, callee: &Expr, args: &[Arg], env: Env) -> Vec<Subst> {
+        let mut subst = Vec::new();
+        let positional = args
+            .iter()
+            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+        let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+        let skip =
+            usize::from(func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }));
+        for (p, a) in params.skip(skip).zip(positional) {
+            subst.push(bound_arg(&p.name, &a.value, env));
+        }
+        for a in args {
+            if let Some(n) = &a.name
+                && func.params.iter().any(|p| &p.name == n)
+            {
+                subst.push(bound_arg(n, &a.value, env));
+            }
+        }
+        subst
+    }
+
     /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
     fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span, server: &str) {
         if !self
@@ -2446,12 +2871,18 @@ impl<'a> Resolver<'a> {
             .any(|d| d.module == m && d.func == f)
         {
             let mapping = self.handler_mapping(m, f);
+            let data_names = if mapping.is_empty() {
+                self.data_tools(m, f)
+            } else {
+                Vec::new()
+            };
             self.dispatchers.push(Dispatcher {
                 module: m,
                 func: f,
                 span,
                 server: untag_server(server).0.to_string(),
                 mapping,
+                data_names,
             });
         }
     }
@@ -3685,6 +4116,58 @@ fn enclosing_for<'s>(stmts: &'s [Stmt], call: &Expr) -> Option<(&'s Expr, &'s Ex
         }
     }
     None
+}
+
+/// Whether `p` holds for `e` or any expression inside it (not inside lambdas).
+fn any_subexpr(e: &Expr, p: &mut dyn FnMut(&Expr)) {
+    p(e);
+    match &e.kind {
+        ExprKind::Call { callee, args } => {
+            any_subexpr(callee, p);
+            for a in args {
+                any_subexpr(&a.value, p);
+            }
+        }
+        ExprKind::Attribute { value: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Await(x)
+        | ExprKind::Starred(x)
+        | ExprKind::NamedExpr { value: x, .. } => any_subexpr(x, p),
+        ExprKind::Index { value, index } => {
+            any_subexpr(value, p);
+            any_subexpr(index, p);
+        }
+        ExprKind::Binary { left, right, .. } => {
+            any_subexpr(left, p);
+            any_subexpr(right, p);
+        }
+        ExprKind::Conditional { test, body, orelse } => {
+            any_subexpr(test, p);
+            any_subexpr(body, p);
+            any_subexpr(orelse, p);
+        }
+        ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+            for x in xs {
+                any_subexpr(x, p);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `t["name"]` / `t.get("name")` for the loop variable `t`: the field read.
+fn element_field(e: &Expr, t: &str) -> Option<String> {
+    let is_t = |x: &Expr| matches!(&x.kind, ExprKind::Name(n) if n == t);
+    match &e.kind {
+        ExprKind::Index { value, index } if is_t(value) => index.as_str().map(str::to_string),
+        ExprKind::Call { callee, args } => match &callee.kind {
+            ExprKind::Attribute { value, attr } if attr == "get" && is_t(value) => {
+                args.first()?.value.as_str().map(str::to_string)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
