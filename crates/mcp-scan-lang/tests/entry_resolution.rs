@@ -1956,3 +1956,46 @@ fn a_dispatcher_over_a_config_path_given_at_run_time_stays_a_gap() {
     assert_eq!(unresolved_gaps(&t), [("src/server.py".to_string(), 18)]);
     assert_eq!(t.coverage.files_by_language.get("data"), None);
 }
+
+fn appended_list_tree(adds: &str) -> ParsedTree {
+    scan(&[(
+        "server.py",
+        &format!(
+            r#"
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("x")
+
+def ping() -> str:
+    return "pong"
+
+def echo(text: str) -> str:
+    return text
+
+def shout(text: str) -> str:
+    return text.upper()
+
+TOOLS = [ping]
+{adds}
+
+for fn in TOOLS:
+    mcp.add_tool(fn)
+"#
+        ),
+    )])
+}
+
+#[test]
+fn a_tool_list_extended_after_its_literal_registers_every_added_function() {
+    let t = appended_list_tree("TOOLS.append(echo)\nTOOLS += [shout]\n");
+    assert_eq!(tools(&t), ["echo", "ping", "shout"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tool_list_filled_by_a_registry_decorator_is_a_gap_not_a_silent_partial_list() {
+    // `collect` appends whatever it decorates: the loop's elements are not the literal alone.
+    let t = appended_list_tree(
+        "def collect(f):\n    TOOLS.append(f)\n    return f\n\n@collect\ndef hidden(path: str) -> str:\n    return open(path).read()\n",
+    );
+    assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}

@@ -1372,6 +1372,7 @@ impl<'a> Resolver<'a> {
                 && depth < 4
                 && self.has_candidate(inner)
                 && let Some(elems) = self.literal_elements(iter, env, 0)
+                && !elems.is_empty()
             {
                 self.visit_exprs(iter, env, pass);
                 for (el, em, ef) in &elems {
@@ -1445,6 +1446,7 @@ impl<'a> Resolver<'a> {
             // `[mcp.add_tool(f) for f in (a, b)]`: once per element.
             if let [(target, iter)] = clauses.as_slice()
                 && let Some(elems) = self.literal_elements(iter, env, 0)
+                && !elems.is_empty()
             {
                 for (el, em, ef) in &elems {
                     let (em, ef) = (*em, *ef);
@@ -1529,7 +1531,13 @@ impl<'a> Resolver<'a> {
             }
             ExprKind::Name(_) | ExprKind::Attribute { .. } => self
                 .literal_binding(e, env, depth + 1)
-                .and_then(|(x, m, f)| self.literal_elements(x, Env { m, f, subst: &[] }, depth + 1))
+                .and_then(|(x, m, f)| {
+                    let mut out = self.literal_elements(x, Env { m, f, subst: &[] }, depth + 1)?;
+                    if let Some(n) = self.name_at(e, env, m) {
+                        out.extend(self.list_additions(&n, m, f, depth + 1)?);
+                    }
+                    Some(out)
+                })
                 .or_else(|| self.bound_elements(e, env, depth + 1))?,
             ExprKind::Call { callee, args } => self.call_elements(callee, args, env, depth + 1)?,
             ExprKind::Comprehension {
@@ -1613,6 +1621,12 @@ impl<'a> Resolver<'a> {
                         }
                     }
                 }
+                if let Some(acc) = out.as_mut() {
+                    match self.list_additions(n, env.m, f, depth + 1) {
+                        Some(more) => acc.extend(more),
+                        None => out = None,
+                    }
+                }
                 self.set_visiting.borrow_mut().pop();
                 return out;
             }
@@ -1636,6 +1650,110 @@ impl<'a> Resolver<'a> {
             subst: &[],
         };
         self.literal_elements(&name, inner, depth + 1)
+    }
+
+    /// The name a local or imported name `e` has in module `m`, where its binding was found.
+    fn name_at(&self, e: &Expr, env: Env, m: usize) -> Option<String> {
+        let ExprKind::Name(n) = &e.kind else {
+            return None;
+        };
+        if m == env.m {
+            return Some(n.clone());
+        }
+        let md = &self.mods[env.m];
+        let imp = md.imports.iter().rev().find(|i| &i.local == n)?;
+        imp.symbol.clone()
+    }
+
+    /// Elements added to the list `name` bound in scope `(m, f)` after its literal:
+    /// `name.append(x)`, `.add(x)`, `.insert(i, x)`, `.extend(xs)`, `name += xs`, in that
+    /// scope (and, for a module-level list, in any function of the module that does not bind
+    /// its own `name`). `None` when an addition cannot be followed (a parameter appended by a
+    /// registry decorator, a collection computed at run time): the loop then stays a gap.
+    fn list_additions(&self, name: &str, m: usize, f: FuncId, depth: usize) -> Option<Vec<Elem>> {
+        let md = self.mods.get(m)?;
+        let scopes: Vec<FuncId> = if f == Module::TOP_LEVEL {
+            (0..md.functions.len())
+                .filter(|&g| g == f || self.with_binds(m, g, name, |b| b.is_empty()))
+                .collect()
+        } else {
+            vec![f]
+        };
+        let mut out = Vec::new();
+        for g in scopes {
+            let func = &md.functions[g];
+            let is_param = |x: &Expr| {
+                g != Module::TOP_LEVEL
+                    && matches!(&x.kind, ExprKind::Name(p) if func.params.iter().any(|q| &q.name == p))
+            };
+            let genv = Env {
+                m,
+                f: g,
+                subst: &[],
+            };
+            let mut ok = true;
+            walk_stmts(&func.body, &mut |st| {
+                if !ok {
+                    return;
+                }
+                let is_name = |x: &Expr| matches!(&x.kind, ExprKind::Name(k) if k == name);
+                match &st.kind {
+                    StmtKind::Expr(x) => {
+                        let ExprKind::Call { callee, args } = &x.kind else {
+                            return;
+                        };
+                        let ExprKind::Attribute { value, attr } = &callee.kind else {
+                            return;
+                        };
+                        if !is_name(value) {
+                            return;
+                        }
+                        let positional: Vec<&Expr> = args
+                            .iter()
+                            .filter(|a| a.name.is_none() && !a.spread)
+                            .map(|a| &a.value)
+                            .collect();
+                        match (attr.as_str(), positional.as_slice()) {
+                            ("append" | "add", [x]) | ("insert", [_, x]) => {
+                                if is_param(x) {
+                                    ok = false;
+                                } else {
+                                    out.push(((*x).clone(), m, g));
+                                }
+                            }
+                            ("extend" | "update", [xs]) => {
+                                match self.literal_elements(xs, genv, depth + 1) {
+                                    Some(more) => out.extend(more),
+                                    None => ok = false,
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    // `REGISTRY["x"] = handler`: a key of a dict iterated over.
+                    StmtKind::Assign { targets, .. } => {
+                        for t in targets {
+                            if let ExprKind::Index { value, index } = &t.kind
+                                && is_name(value)
+                            {
+                                out.push(((**index).clone(), m, g));
+                            }
+                        }
+                    }
+                    StmtKind::AugAssign { target, value, .. } if is_name(target) => {
+                        match self.literal_elements(value, genv, depth + 1) {
+                            Some(more) => out.extend(more),
+                            None => ok = false,
+                        }
+                    }
+                    _ => {}
+                }
+            });
+            if !ok {
+                return None;
+            }
+        }
+        Some(out)
     }
 
     /// What a call yields: the union of what each tree function it may call returns (its
