@@ -202,6 +202,9 @@ struct Resolver<'a> {
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
     /// Locals whose assignments are being unioned by [`Resolver::bound_elements`].
     set_visiting: RefCell<Vec<(usize, FuncId, String)>>,
+    /// [`Resolver::list_additions`] by (module, scope, name): a module-level list's additions
+    /// are looked for in every function of the module once.
+    additions: RefCell<HashMap<(usize, FuncId, String), Option<Vec<Elem>>>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Wrappers some resolved site went through; the others are gaps.
     used_wrappers: HashSet<(usize, FuncId)>,
@@ -504,6 +507,7 @@ impl<'a> Resolver<'a> {
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
             set_visiting: RefCell::new(Vec::new()),
+            additions: RefCell::new(HashMap::new()),
             wrappers: HashMap::new(),
             used_wrappers: HashSet::new(),
             marked: Vec::new(),
@@ -1671,6 +1675,26 @@ impl<'a> Resolver<'a> {
     /// its own `name`). `None` when an addition cannot be followed (a parameter appended by a
     /// registry decorator, a collection computed at run time): the loop then stays a gap.
     fn list_additions(&self, name: &str, m: usize, f: FuncId, depth: usize) -> Option<Vec<Elem>> {
+        let key = (m, f, name.to_string());
+        if let Some(hit) = self.additions.borrow().get(&key) {
+            return hit.clone();
+        }
+        // A cycle through the list's own additions adds nothing while it is being computed.
+        self.additions
+            .borrow_mut()
+            .insert(key.clone(), Some(Vec::new()));
+        let out = self.list_additions_uncached(name, m, f, depth);
+        self.additions.borrow_mut().insert(key, out.clone());
+        out
+    }
+
+    fn list_additions_uncached(
+        &self,
+        name: &str,
+        m: usize,
+        f: FuncId,
+        depth: usize,
+    ) -> Option<Vec<Elem>> {
         let md = self.mods.get(m)?;
         let scopes: Vec<FuncId> = if f == Module::TOP_LEVEL {
             (0..md.functions.len())
