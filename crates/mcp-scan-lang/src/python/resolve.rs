@@ -11,6 +11,10 @@
 //! an alias, a wrapper that calls `server.tool`, a low-level dispatcher) is counted; a site whose
 //! handler cannot be followed to a function becomes a coverage gap, so the scan is INCOMPLETE
 //! rather than SAFE.
+//!
+//! A loop a registration sits in is unrolled over the value set of its collection (literals,
+//! returns of tree functions, dict lookups by unknown keys, list additions), bounded in depth
+//! and size; a collection not followed leaves the site a gap.
 
 use super::entry::{const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
