@@ -103,6 +103,8 @@ type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
 type DictItems = Vec<(Option<Expr>, Expr)>;
 /// An element of a collection with the module and function it is written in.
 type Elem = (Expr, usize, FuncId);
+/// What is added to a list after its literal; `None` when an addition is not followed.
+type Additions = Option<Vec<Elem>>;
 
 /// A name bound in a function body (or at module level).
 enum Bind<'a> {
@@ -208,7 +210,7 @@ struct Resolver<'a> {
     set_visiting: RefCell<Vec<(usize, FuncId, String)>>,
     /// [`Resolver::list_additions`] by (module, scope, name): a module-level list's additions
     /// are looked for in every function of the module once.
-    additions: RefCell<HashMap<(usize, FuncId, String), Option<Vec<Elem>>>>,
+    additions: RefCell<HashMap<(usize, FuncId, String), Additions>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Wrappers some resolved site went through; the others are gaps.
     used_wrappers: HashSet<(usize, FuncId)>,
