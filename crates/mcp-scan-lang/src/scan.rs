@@ -290,7 +290,11 @@ pub fn scan_tree(root: &Path, opts: &DiscoverOptions) -> Result<ParsedTree, Scan
         });
         tree.coverage.gaps.push(g);
     }
-    resolve_entry_points(&mut lowered, &mut tree.coverage);
+    resolve_entry_points(
+        &mut lowered,
+        &mut tree.coverage,
+        root.is_dir().then_some(root),
+    );
     for l in &lowered {
         *tree
             .coverage
@@ -428,7 +432,7 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
 
 /// Resolves registrations across the tree's Python modules (see `python/resolve.rs`) and
 /// records the sites seen and the gaps.
-fn resolve_entry_points(lowered: &mut [Lowered], coverage: &mut Coverage) {
+fn resolve_entry_points(lowered: &mut [Lowered], coverage: &mut Coverage, root: Option<&Path>) {
     let mut python: Vec<Module> = Vec::new();
     let mut slots = Vec::new();
     for (i, l) in lowered.iter_mut().enumerate() {
@@ -437,12 +441,25 @@ fn resolve_entry_points(lowered: &mut [Lowered], coverage: &mut Coverage) {
             slots.push(i);
         }
     }
-    let (sites, gaps) = crate::python::resolve_modules(&mut python);
+    let (sites, gaps, data_files) = match root {
+        Some(root) => crate::python::resolve_modules_in(&mut python, root),
+        None => {
+            let (s, g) = crate::python::resolve_modules(&mut python);
+            (s, g, Vec::new())
+        }
+    };
     for (i, m) in slots.into_iter().zip(python) {
         lowered[i].module = m;
     }
     coverage.registration_sites += sites;
     coverage.gaps.extend(gaps);
+    // Data files tool names were read from are accounted for as read (names only, no code).
+    if !data_files.is_empty() {
+        *coverage
+            .files_by_language
+            .entry("data".to_string())
+            .or_default() += data_files.len();
+    }
 }
 
 fn empty_module() -> Module {

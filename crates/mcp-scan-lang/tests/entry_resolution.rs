@@ -1622,3 +1622,380 @@ def main() -> None:
         no_gaps(&t);
     }
 }
+
+/// A registration loop over what a function looked up in a dict of groups returns (the key
+/// from the command line), possibly narrowed by a filter, unpacked with a starred target.
+fn tool_groups_tree(group_body: &str) -> ParsedTree {
+    scan(&[
+        (
+            "pkg/server.py",
+            "from fastmcp import FastMCP\napp = FastMCP('groups')\n",
+        ),
+        (
+            "pkg/groups/files.py",
+            &format!(
+                r#"
+def read_file(path: str) -> str:
+    return open(path).read()
+
+def delete_file(path: str) -> None:
+    import os
+    os.remove(path)
+
+def get_all_functions():
+{group_body}
+"#
+            ),
+        ),
+        (
+            "pkg/groups/net.py",
+            r#"
+def fetch(url: str) -> str:
+    return url
+
+def get_all_functions():
+    return [(fetch, "net_fetch", "Fetch a URL", True)]
+"#,
+        ),
+        (
+            "pkg/main.py",
+            r#"
+import sys
+from fastmcp.tools import Tool
+from pkg.groups.files import get_all_functions as files_functions
+from pkg.groups.net import get_all_functions as net_functions
+
+GROUPS = {"files": files_functions, "net": net_functions}
+
+def read_only(functions):
+    return [(f, n, d, ro) for f, n, d, ro in functions if ro]
+
+def main(groups: list[str], ro: bool) -> None:
+    from pkg.server import app
+    for g in groups:
+        get_functions = GROUPS[g]
+        functions = get_functions()
+        if ro:
+            functions = read_only(functions)
+        for func, name, description, *_ in functions:
+            app.add_tool(Tool.from_function(func, name=name, description=description))
+    app.run()
+
+if __name__ == "__main__":
+    main(sys.argv[1:], False)
+"#,
+        ),
+    ])
+}
+
+#[test]
+fn a_loop_over_function_groups_looked_up_by_a_runtime_key_registers_every_group() {
+    let t = tool_groups_tree(
+        r#"    return [
+        (read_file, "files_read", "Read a file", True),
+        (delete_file, "files_delete", "Delete a file", False),
+    ]"#,
+    );
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .filter(|(k, _, _)| *k == EntityKind::Tool)
+            .map(|(_, n, q)| (n, q))
+            .collect::<Vec<_>>(),
+        [
+            ("files_delete".to_string(), "delete_file".to_string()),
+            ("files_read".into(), "read_file".into()),
+            ("net_fetch".into(), "fetch".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_loop_over_a_function_group_read_from_data_stays_a_gap() {
+    // The group's list is built from a file at run time: which functions it holds is unknown.
+    let t = tool_groups_tree(
+        r#"    import json
+    return [tuple(x) for x in json.load(open("groups.json"))]"#,
+    );
+    assert!(!tools(&t).contains(&"files_read".to_string()));
+    assert_eq!(unresolved_gaps(&t), [("pkg/main.py".to_string(), 20)]);
+}
+
+/// A decorator factory defined inside a registration function whose decorator hands the
+/// function to a helper that registers its parameter on the server.
+fn nested_factory_tree(uses: &str) -> ParsedTree {
+    scan(&[
+        (
+            "pkg/registration.py",
+            r#"
+from mcp.server.mcpserver import MCPServer
+
+def register_tool(server: MCPServer, fn, *, name: str, title: str) -> None:
+    fn.__doc__ = (fn.__doc__ or "") + title
+    server.add_tool(fn, name=name, title=title)
+"#,
+        ),
+        (
+            "pkg/tools.py",
+            &format!(
+                r#"
+from mcp.server.mcpserver import MCPServer
+from pkg.registration import register_tool
+
+def register_file_tools(server: MCPServer, enabled: set) -> None:
+    def tool(name: str):
+        def decorator(fn):
+            if name not in enabled:
+                return fn
+            register_tool(server, fn, name=name, title=name.title())
+            return fn
+        return decorator
+{uses}
+"#
+            ),
+        ),
+        (
+            "pkg/server.py",
+            r#"
+from mcp.server.mcpserver import MCPServer
+from pkg.tools import register_file_tools
+server = MCPServer("files")
+register_file_tools(server, {"files_read"})
+"#,
+        ),
+    ])
+}
+
+#[test]
+fn a_nested_decorator_factory_calling_a_registration_helper_registers_each_decorated_function() {
+    let t = nested_factory_tree(
+        r#"
+    @tool("files_read")
+    def read_file(path: str) -> str:
+        return open(path).read()
+
+    @tool("files_stat")
+    def stat_file(path: str) -> int:
+        import os
+        return os.stat(path).st_size
+"#,
+    );
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "files_read".to_string(),
+                "register_file_tools.read_file".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "files_stat".into(),
+                "register_file_tools.stat_file".into()
+            ),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_nested_decorator_factory_handed_to_plugins_loaded_at_run_time_is_a_gap() {
+    // The decorator is only passed to code chosen at run time: what it registers is unknown.
+    let t = nested_factory_tree(
+        r#"
+    import importlib, os
+    plugin = importlib.import_module(os.environ["FILES_PLUGIN"])
+    plugin.setup(tool)
+"#,
+    );
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/tools.py".to_string(), 10)]);
+}
+
+fn resource_loop_tree(kinds: &str) -> ParsedTree {
+    scan(&[(
+        "server.py",
+        &format!(
+            r#"
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("docs")
+
+def summary(kind: str) -> str:
+    return kind
+
+def register_resources(server: FastMCP) -> None:
+    for kind in {kinds}:
+        decorator = server.resource(
+            f"docs://schema/{{kind.lower()}}",
+            name=f"schema-{{kind.lower()}}",
+        )
+
+        def build(target: str):
+            async def schema_doc() -> str:
+                return summary(target)
+            return schema_doc
+
+        decorator(build(kind))
+
+register_resources(mcp)
+"#
+        ),
+    )])
+}
+
+#[test]
+fn a_decorator_built_in_a_loop_body_takes_the_loop_variable_in_its_name() {
+    let t = resource_loop_tree(r#"("System", "Chassis")"#);
+    assert_eq!(
+        entries(&t)
+            .into_iter()
+            .map(|(k, n, _)| (k, n))
+            .collect::<Vec<_>>(),
+        [
+            (EntityKind::Resource, "schema-chassis".to_string()),
+            (EntityKind::Resource, "schema-system".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_decorator_built_in_a_loop_over_run_time_data_is_a_gap() {
+    let t = resource_loop_tree(r#"open("kinds.txt").read().split()"#);
+    assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}
+
+/// A low-level server whose `call_tool` finds its tool by name in a list loaded from a YAML
+/// file; `config_path` is what `main` passes for the file's path.
+fn config_dispatcher_tree(config_path: &str) -> ParsedTree {
+    scan(&[
+        (
+            "config/api.yaml",
+            r#"# endpoints exposed as tools
+base_url: "https://api.example.com"
+tools:
+  - name: enrich_company
+    description: >
+      Enrich a company
+      by domain.
+    endpoint: /enrich
+    parameters:
+      - name: domain
+        type: string
+  - name: 'search_people'
+    endpoint: /people
+"#,
+        ),
+        (
+            "src/server.py",
+            &format!(
+                r#"
+import os
+import yaml
+import httpx
+from mcp.server import Server
+
+class ApiServer:
+    def __init__(self, config_path: str):
+        self.config = self._load(config_path)
+        self.server = Server("api")
+        self._register()
+
+    def _load(self, path):
+        with open(path) as f:
+            return yaml.safe_load(f)
+
+    def _register(self):
+        @self.server.call_tool()
+        async def call_tool(name: str, arguments: dict):
+            spec = None
+            for tool in self.config["tools"]:
+                if tool["name"] == name:
+                    spec = tool
+            return httpx.get(self.config["base_url"] + spec["endpoint"], params=arguments).text
+
+def main():
+    config_path = {config_path}
+    ApiServer(config_path)
+"#
+            ),
+        ),
+    ])
+}
+
+#[test]
+fn a_dispatcher_over_tools_listed_in_a_bundled_yaml_file_is_split_per_listed_name() {
+    let t = config_dispatcher_tree(
+        r#"os.environ.get("API_CONFIG", os.path.join(os.path.dirname(__file__), "../config/api.yaml"))"#,
+    );
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "enrich_company".to_string(),
+                "ApiServer._register.call_tool".to_string()
+            ),
+            (
+                EntityKind::Tool,
+                "search_people".into(),
+                "ApiServer._register.call_tool".into()
+            ),
+        ]
+    );
+    no_gaps(&t);
+    assert_eq!(t.coverage.files_by_language.get("data"), Some(&1));
+}
+
+#[test]
+fn a_dispatcher_over_a_config_path_given_at_run_time_stays_a_gap() {
+    // The file is named only by the environment: which tools it lists is unknown.
+    let t = config_dispatcher_tree(r#"os.environ["API_CONFIG"]"#);
+    assert!(tools(&t).is_empty() || !tools(&t).contains(&"enrich_company".to_string()));
+    assert_eq!(unresolved_gaps(&t), [("src/server.py".to_string(), 18)]);
+    assert_eq!(t.coverage.files_by_language.get("data"), None);
+}
+
+fn appended_list_tree(adds: &str) -> ParsedTree {
+    scan(&[(
+        "server.py",
+        &format!(
+            r#"
+from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("x")
+
+def ping() -> str:
+    return "pong"
+
+def echo(text: str) -> str:
+    return text
+
+def shout(text: str) -> str:
+    return text.upper()
+
+TOOLS = [ping]
+{adds}
+
+for fn in TOOLS:
+    mcp.add_tool(fn)
+"#
+        ),
+    )])
+}
+
+#[test]
+fn a_tool_list_extended_after_its_literal_registers_every_added_function() {
+    let t = appended_list_tree("TOOLS.append(echo)\nTOOLS += [shout]\n");
+    assert_eq!(tools(&t), ["echo", "ping", "shout"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tool_list_filled_by_a_registry_decorator_is_a_gap_not_a_silent_partial_list() {
+    // `collect` appends whatever it decorates: the loop's elements are not the literal alone.
+    let t = appended_list_tree(
+        "def collect(f):\n    TOOLS.append(f)\n    return f\n\n@collect\ndef hidden(path: str) -> str:\n    return open(path).read()\n",
+    );
+    assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}

@@ -21,6 +21,8 @@ pub(crate) struct Site {
     pub server: String,
     /// Tool name → handler (module, function) from a mapping the dispatcher indexes.
     pub mapping: Vec<(String, usize, FuncId)>,
+    /// Tool names from a bundled data file the dispatcher looks its tool up in.
+    pub data_names: Vec<String>,
 }
 
 /// A tool declaration (`Tool(name=..., ...)`) anywhere in the tree.
@@ -237,6 +239,27 @@ pub(crate) fn split_dispatchers(
                 {
                     mods[hm].entry_points.push(e);
                 }
+            }
+            continue;
+        }
+        if !site.data_names.is_empty() {
+            // Each tool the data file lists runs the whole dispatcher: analysed per name.
+            mods[m].entry_points.retain(|e| e.function != f);
+            let h = &mods[m].functions[f];
+            let (span, params) = (h.span, declared_params(h));
+            for name in &site.data_names {
+                if mods[m].entry_points.iter().any(|e| &e.name == name) {
+                    continue;
+                }
+                mods[m].entry_points.push(EntryPoint {
+                    kind: EntityKind::Tool,
+                    name: name.clone(),
+                    description: None,
+                    function: f,
+                    params: params.clone(),
+                    span,
+                    server_var: site.server.clone(),
+                });
             }
             continue;
         }

@@ -1,5 +1,6 @@
 //! Python front-end: tree-sitter-python → IR, plus MCP entry points (see `entry.rs`).
 
+mod datafile;
 mod dispatch;
 mod entry;
 mod lower;
@@ -70,7 +71,7 @@ pub fn lower(rel_path: &str, source: &str) -> Result<Module, LowerError> {
     crate::with_big_stack(|| {
         let module = PythonAdapter.lower(rel_path, source)?;
         let mut mods = [module];
-        resolve::resolve_tree(&mut mods);
+        resolve::resolve_tree(&mut mods, None);
         let [module] = mods;
         Ok(module)
     })
@@ -90,8 +91,18 @@ pub fn lower_file(rel_path: &str, source: &str, limits: &Limits) -> Result<Lower
 /// aliases, subclasses and attributes): appends entry points to the modules and returns the
 /// registration sites seen and those that could not be resolved (coverage gaps).
 pub fn resolve_modules(modules: &mut [Module]) -> (usize, Vec<mcp_scan_core::CoverageGap>) {
-    let r = resolve::resolve_tree(modules);
+    let r = resolve::resolve_tree(modules, None);
     (r.registration_sites, r.gaps)
+}
+
+/// [`resolve_modules`] for a tree under `root`: data files the server bundles may name tools
+/// (a dispatcher over a list loaded from `config/tools.yaml`); those read are returned too.
+pub fn resolve_modules_in(
+    modules: &mut [Module],
+    root: &std::path::Path,
+) -> (usize, Vec<mcp_scan_core::CoverageGap>, Vec<String>) {
+    let r = resolve::resolve_tree(modules, Some(root));
+    (r.registration_sites, r.gaps, r.data_files)
 }
 
 /// Dotted module name of a relative path: `pkg/sub/mod.py` → `pkg.sub.mod`,

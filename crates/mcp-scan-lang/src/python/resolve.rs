@@ -11,6 +11,10 @@
 //! an alias, a wrapper that calls `server.tool`, a low-level dispatcher) is counted; a site whose
 //! handler cannot be followed to a function becomes a coverage gap, so the scan is INCOMPLETE
 //! rather than SAFE.
+//!
+//! A loop a registration sits in is unrolled over the value set of its collection (literals,
+//! returns of tree functions, dict lookups by unknown keys, list additions), bounded in depth
+//! and size; a collection not followed leaves the site a gap.
 
 use super::entry::{const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
@@ -21,6 +25,7 @@ use mcp_scan_ir::{
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 
 /// Bound on nested evaluation (name → assignment → call → return → ...).
 const MAX_DEPTH: usize = 40;
@@ -28,6 +33,30 @@ const MAX_DEPTH: usize = 40;
 const MAX_UNROLL: usize = 512;
 /// Call sites inspected to infer one parameter's value.
 const MAX_CALLERS: usize = 64;
+/// Bound on following a data file's value and path back to where they are written.
+const MAX_DATA_DEPTH: usize = 32;
+/// Functions that parse a data file (or its text) into the value they return.
+const DATA_LOADERS: &[&str] = &[
+    "json.load",
+    "json.loads",
+    "yaml.safe_load",
+    "yaml.load",
+    "yaml.full_load",
+];
+/// Bound on the value-set evaluation of a loop's collection (names, calls, returns, lookups).
+const MAX_SET_DEPTH: usize = 12;
+/// Builtins whose result holds only elements of one positional argument (its position):
+/// reordered, filtered or copied.
+const PASS_THROUGH: &[(&str, usize)] = &[
+    ("list", 0),
+    ("tuple", 0),
+    ("set", 0),
+    ("frozenset", 0),
+    ("sorted", 0),
+    ("reversed", 0),
+    ("iter", 0),
+    ("filter", 1),
+];
 
 /// What an expression evaluates to, as far as registrations care.
 #[derive(Debug, Clone)]
@@ -72,6 +101,10 @@ type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
 /// Calls by the last segment of their callee: (module, function, call).
 type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
 type DictItems = Vec<(Option<Expr>, Expr)>;
+/// An element of a collection with the module and function it is written in.
+type Elem = (Expr, usize, FuncId);
+/// What is added to a list after its literal; `None` when an addition is not followed.
+type Additions = Option<Vec<Elem>>;
 
 /// A name bound in a function body (or at module level).
 enum Bind<'a> {
@@ -145,6 +178,8 @@ struct Dispatcher {
     server: String,
     /// Tool name → handler, when the dispatcher looks the handler up in a mapping.
     mapping: Vec<(String, usize, FuncId)>,
+    /// Tool names read from a bundled data file the dispatcher finds its tool in.
+    data_names: Vec<String>,
 }
 
 /// Result of [`resolve_tree`].
@@ -152,10 +187,14 @@ struct Dispatcher {
 pub(crate) struct Resolution {
     pub registration_sites: usize,
     pub gaps: Vec<CoverageGap>,
+    /// Data files (relative to the root) tool names were read from.
+    pub data_files: Vec<String>,
 }
 
 struct Resolver<'a> {
     mods: &'a [Module],
+    /// The scanned directory, for data files the server bundles (none for a lone file).
+    root: Option<&'a Path>,
     fw: &'static Frameworks,
     by_name: HashMap<&'a str, usize>,
     /// Suffix lookups of [`Resolver::module_idx`], hits and misses.
@@ -167,6 +206,11 @@ struct Resolver<'a> {
     class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
+    /// Locals whose assignments are being unioned by [`Resolver::bound_elements`].
+    set_visiting: RefCell<Vec<(usize, FuncId, String)>>,
+    /// [`Resolver::list_additions`] by (module, scope, name): a module-level list's additions
+    /// are looked for in every function of the module once.
+    additions: RefCell<HashMap<(usize, FuncId, String), Additions>>,
     wrappers: HashMap<(usize, FuncId), Wrapper>,
     /// Wrappers some resolved site went through; the others are gaps.
     used_wrappers: HashSet<(usize, FuncId)>,
@@ -191,10 +235,10 @@ struct Resolver<'a> {
 }
 
 /// Resolves every module's registrations; entries are appended to the modules.
-pub(crate) fn resolve_tree(mods: &mut [Module]) -> Resolution {
+pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resolution {
     let fw = python_frameworks();
     let (entries, mut out, dispatchers) = {
-        let mut r = Resolver::new(mods, fw);
+        let mut r = Resolver::new(mods, fw, root);
         r.run();
         r.apply_mounts();
         r.external_mains();
@@ -218,6 +262,7 @@ fn dispatchers_of(ds: Vec<Dispatcher>) -> Vec<super::dispatch::Site> {
             span: d.span,
             server: d.server,
             mapping: d.mapping,
+            data_names: d.data_names,
         })
         .collect()
 }
@@ -436,7 +481,7 @@ fn annotation_names(a: &str) -> Vec<String> {
 }
 
 impl<'a> Resolver<'a> {
-    fn new(mods: &'a [Module], fw: &'static Frameworks) -> Self {
+    fn new(mods: &'a [Module], fw: &'static Frameworks, root: Option<&'a Path>) -> Self {
         let mut by_name: HashMap<&'a str, usize> = HashMap::new();
         for (i, m) in mods.iter().enumerate() {
             by_name.entry(m.name.as_str()).or_insert(i);
@@ -458,6 +503,7 @@ impl<'a> Resolver<'a> {
         candidates.insert("import_server".to_string());
         Resolver {
             mods,
+            root,
             fw,
             by_name,
             suffix_memo: RefCell::new(HashMap::new()),
@@ -466,6 +512,8 @@ impl<'a> Resolver<'a> {
             memo: RefCell::new(HashMap::new()),
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
+            set_visiting: RefCell::new(Vec::new()),
+            additions: RefCell::new(HashMap::new()),
             wrappers: HashMap::new(),
             used_wrappers: HashSet::new(),
             marked: Vec::new(),
@@ -1205,6 +1253,7 @@ impl<'a> Resolver<'a> {
                 }
             }
             if pass == Pass::Wrappers {
+                self.chain_wrappers();
                 for w in self.wrappers.keys() {
                     let name = &self.mods[w.0].functions[w.1].name;
                     self.candidates.insert(name.clone());
@@ -1255,6 +1304,46 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Wrappers of wrappers (`def deco(fn): register_tool(server, fn)` with `register_tool`
+    /// registering its parameter): the functions calling a newly found wrapper are walked
+    /// again, a bounded number of rounds.
+    fn chain_wrappers(&mut self) {
+        let mut known: HashSet<(usize, FuncId)> = HashSet::new();
+        for _ in 0..4 {
+            let fresh: Vec<(usize, FuncId)> = self
+                .wrappers
+                .keys()
+                .filter(|k| !known.contains(*k))
+                .copied()
+                .collect();
+            if fresh.is_empty() {
+                break;
+            }
+            let mut callers: Vec<(usize, FuncId)> = Vec::new();
+            for &(m, f) in &fresh {
+                known.insert((m, f));
+                let name = self.mods[m].functions[f].name.clone();
+                self.candidates.insert(name.clone());
+                for (cm, cf, _) in self.calls_named(&name) {
+                    if cf != Module::TOP_LEVEL
+                        && !self.mods[cm].functions[cf].params.is_empty()
+                        && !self.wrappers.contains_key(&(cm, cf))
+                        && !callers.contains(&(cm, cf))
+                    {
+                        callers.push((cm, cf));
+                    }
+                }
+            }
+            callers.sort_unstable();
+            for (m, f) in callers {
+                let mods = self.mods;
+                let body = &mods[m].functions[f].body;
+                let env = Env { m, f, subst: &[] };
+                self.walk_body(body, env, Pass::Wrappers, 0);
+            }
+        }
+    }
+
     /// Names assigned from `x.tool` / `x.tool(...)` anywhere (aliases of registration methods).
     fn collect_candidates(&mut self) {
         let regs: HashSet<String> = self.candidates.clone();
@@ -1292,10 +1381,12 @@ impl<'a> Resolver<'a> {
             } = &s.kind
                 && depth < 4
                 && self.has_candidate(inner)
-                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+                && let Some(elems) = self.literal_elements(iter, env, 0)
+                && !elems.is_empty()
             {
                 self.visit_exprs(iter, env, pass);
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner_env = Env {
@@ -1364,9 +1455,11 @@ impl<'a> Resolver<'a> {
             };
             // `[mcp.add_tool(f) for f in (a, b)]`: once per element.
             if let [(target, iter)] = clauses.as_slice()
-                && let Some((elems, em, ef)) = self.literal_elements(iter, env, 0)
+                && let Some(elems) = self.literal_elements(iter, env, 0)
+                && !elems.is_empty()
             {
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner = Env {
@@ -1386,53 +1479,443 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A literal collection (through names, imports and `.items()`/`.values()`), with the
-    /// module and function its elements are written in.
-    fn literal_elements(
-        &self,
-        e: &Expr,
-        env: Env,
-        depth: usize,
-    ) -> Option<(Vec<Expr>, usize, FuncId)> {
-        if depth > 6 {
+    /// The elements a loop may iterate over, each with the module and function it is written
+    /// in: a literal collection (through names, imports and `.items()`/`.values()`), and, as a
+    /// bounded over-approximation, what a tree function returns (parameters bound), a literal
+    /// dict indexed by an unknown key (the union of its values), a comprehension projecting
+    /// its loop variables, `a + b`, both arms of a conditional, every assignment of a local and
+    /// the builtins that only reorder or filter their argument. `None` when any part is not
+    /// followed: the registration stays a gap.
+    fn literal_elements(&self, e: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        if depth > MAX_SET_DEPTH {
             return None;
         }
-        match &e.kind {
+        let out = match &e.kind {
             ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
-                Some((xs.clone(), env.m, env.f))
+                let mut out = Vec::new();
+                for x in xs {
+                    match &x.kind {
+                        // `[*BASE, extra]`
+                        ExprKind::Starred(inner) => {
+                            out.extend(self.literal_elements(inner, env, depth + 1)?)
+                        }
+                        _ => out.push((x.clone(), env.m, env.f)),
+                    }
+                }
+                out
             }
-            ExprKind::Dict(items) => Some((
-                items.iter().filter_map(|(k, _)| k.clone()).collect(),
-                env.m,
-                env.f,
-            )),
-            ExprKind::Call { callee, args } if args.is_empty() => {
+            ExprKind::Dict(items) => items
+                .iter()
+                .filter_map(|(k, _)| k.clone())
+                .map(|k| (k, env.m, env.f))
+                .collect(),
+            ExprKind::Call { callee, args }
+                if args.is_empty()
+                    && matches!(&callee.kind, ExprKind::Attribute { attr, .. }
+                        if matches!(attr.as_str(), "items" | "values" | "keys")) =>
+            {
                 let ExprKind::Attribute { value, attr } = &callee.kind else {
                     return None;
                 };
-                let (items, m, f) = self.literal_dict(value, env, depth + 1)?;
-                let out = match attr.as_str() {
+                let (items, m, f) = self.literal_dict(value, env, 0)?;
+                match attr.as_str() {
                     "items" => items
                         .into_iter()
                         .filter_map(|(k, v)| {
                             let k = k?;
                             let span = k.span;
-                            Some(Expr::new(ExprKind::Tuple(vec![k, v]), span))
+                            Some((Expr::new(ExprKind::Tuple(vec![k, v]), span), m, f))
                         })
                         .collect(),
-                    "values" => items.into_iter().map(|(_, v)| v).collect(),
-                    "keys" => items.into_iter().filter_map(|(k, _)| k).collect(),
-                    _ => return None,
-                };
-                Some((out, m, f))
+                    "values" => items.into_iter().map(|(_, v)| (v, m, f)).collect(),
+                    _ => items
+                        .into_iter()
+                        .filter_map(|(k, _)| k)
+                        .map(|k| (k, m, f))
+                        .collect(),
+                }
             }
-            ExprKind::Name(_) | ExprKind::Attribute { .. } => {
-                let (x, m, f) = self.literal_binding(e, env, depth + 1)?;
-                let inner = Env { m, f, subst: &[] };
-                self.literal_elements(x, inner, depth + 1)
+            ExprKind::Name(n) if env.bound(n).is_some() => {
+                let (v, inner) = env.bound(n)?;
+                self.literal_elements(v, inner, depth + 1)?
+            }
+            ExprKind::Name(_) | ExprKind::Attribute { .. } => self
+                .literal_binding(e, env, depth + 1)
+                .and_then(|(x, m, f)| {
+                    let mut out = self.literal_elements(x, Env { m, f, subst: &[] }, depth + 1)?;
+                    if let Some(n) = self.name_at(e, env, m) {
+                        out.extend(self.list_additions(&n, m, f, depth + 1)?);
+                    }
+                    Some(out)
+                })
+                .or_else(|| self.bound_elements(e, env, depth + 1))?,
+            ExprKind::Call { callee, args } => self.call_elements(callee, args, env, depth + 1)?,
+            ExprKind::Comprehension {
+                elements, clauses, ..
+            } => {
+                // `[(f, n) for f, n, ro in SPECS if ro]`: the loop variables projected; the
+                // condition is ignored (a superset).
+                let ([elt], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
+                    return None;
+                };
+                let mut out = Vec::new();
+                for (el, em, ef) in self.literal_elements(iter, env, depth + 1)? {
+                    let mut subst = Vec::new();
+                    bind_element(target, &el, em, ef, &mut subst);
+                    out.push(project(elt, &subst)?);
+                }
+                out
+            }
+            ExprKind::Index { value, index } => {
+                let mut out = Vec::new();
+                for (v, m, f) in self.indexed(value, index, env)? {
+                    out.extend(self.literal_elements(&v, Env { m, f, subst: &[] }, depth + 1)?);
+                }
+                out
+            }
+            ExprKind::Binary { op, left, right } if op == "+" => {
+                let mut out = self.literal_elements(left, env, depth + 1)?;
+                out.extend(self.literal_elements(right, env, depth + 1)?);
+                out
+            }
+            ExprKind::Conditional { body, orelse, .. } => {
+                let mut out = self.literal_elements(body, env, depth + 1)?;
+                out.extend(self.literal_elements(orelse, env, depth + 1)?);
+                out
+            }
+            _ => return None,
+        };
+        (out.len() <= MAX_UNROLL).then_some(out)
+    }
+
+    /// Every value a local is assigned in the nearest scope that binds it (or the module it is
+    /// imported from), as one union; a self-referential assignment (`xs = keep(xs)`) adds
+    /// nothing while it is being evaluated.
+    fn bound_elements(&self, e: &Expr, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        let ExprKind::Name(n) = &e.kind else {
+            return None;
+        };
+        let mut f = env.f;
+        loop {
+            let values: Vec<&'a Expr> = self.with_binds(env.m, f, n, |binds| {
+                binds
+                    .iter()
+                    .filter_map(|b| match b {
+                        Bind::Value(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            let bound = self.with_binds(env.m, f, n, |binds| !binds.is_empty());
+            if bound {
+                let key = (env.m, f, n.clone());
+                if self.set_visiting.borrow().contains(&key) {
+                    return Some(Vec::new());
+                }
+                if values.is_empty() {
+                    return None;
+                }
+                self.set_visiting.borrow_mut().push(key);
+                let inner = Env {
+                    m: env.m,
+                    f,
+                    subst: if f == env.f { env.subst } else { &[] },
+                };
+                let mut out = Some(Vec::new());
+                for x in values {
+                    match (self.literal_elements(x, inner, depth + 1), out.as_mut()) {
+                        (Some(xs), Some(acc)) => acc.extend(xs),
+                        _ => {
+                            out = None;
+                            break;
+                        }
+                    }
+                }
+                if let Some(acc) = out.as_mut() {
+                    match self.list_additions(n, env.m, f, depth + 1) {
+                        Some(more) => acc.extend(more),
+                        None => out = None,
+                    }
+                }
+                self.set_visiting.borrow_mut().pop();
+                return out;
+            }
+            if f == Module::TOP_LEVEL {
+                break;
+            }
+            let func = self.func(env.m, f)?;
+            if func.params.iter().any(|p| &p.name == n) {
+                return None;
+            }
+            f = func.parent.unwrap_or(Module::TOP_LEVEL);
+        }
+        let md = &self.mods[env.m];
+        let imp = md.imports.iter().rev().find(|i| &i.local == n)?;
+        let sym = imp.symbol.as_deref().filter(|s| *s != "*")?;
+        let mi = self.module_idx(&imp.module)?;
+        let name = Expr::new(ExprKind::Name(sym.to_string()), e.span);
+        let inner = Env {
+            m: mi,
+            f: Module::TOP_LEVEL,
+            subst: &[],
+        };
+        self.literal_elements(&name, inner, depth + 1)
+    }
+
+    /// The name a local or imported name `e` has in module `m`, where its binding was found.
+    fn name_at(&self, e: &Expr, env: Env, m: usize) -> Option<String> {
+        let ExprKind::Name(n) = &e.kind else {
+            return None;
+        };
+        if m == env.m {
+            return Some(n.clone());
+        }
+        let md = &self.mods[env.m];
+        let imp = md.imports.iter().rev().find(|i| &i.local == n)?;
+        imp.symbol.clone()
+    }
+
+    /// Elements added to the list `name` bound in scope `(m, f)` after its literal:
+    /// `name.append(x)`, `.add(x)`, `.insert(i, x)`, `.extend(xs)`, `name += xs`, in that
+    /// scope (and, for a module-level list, in any function of the module that does not bind
+    /// its own `name`). `None` when an addition cannot be followed (a parameter appended by a
+    /// registry decorator, a collection computed at run time): the loop then stays a gap.
+    fn list_additions(&self, name: &str, m: usize, f: FuncId, depth: usize) -> Option<Vec<Elem>> {
+        let key = (m, f, name.to_string());
+        if let Some(hit) = self.additions.borrow().get(&key) {
+            return hit.clone();
+        }
+        // A cycle through the list's own additions adds nothing while it is being computed.
+        self.additions
+            .borrow_mut()
+            .insert(key.clone(), Some(Vec::new()));
+        let out = self.list_additions_uncached(name, m, f, depth);
+        self.additions.borrow_mut().insert(key, out.clone());
+        out
+    }
+
+    fn list_additions_uncached(
+        &self,
+        name: &str,
+        m: usize,
+        f: FuncId,
+        depth: usize,
+    ) -> Option<Vec<Elem>> {
+        let md = self.mods.get(m)?;
+        let scopes: Vec<FuncId> = if f == Module::TOP_LEVEL {
+            (0..md.functions.len())
+                .filter(|&g| g == f || self.with_binds(m, g, name, |b| b.is_empty()))
+                .collect()
+        } else {
+            vec![f]
+        };
+        let mut out = Vec::new();
+        for g in scopes {
+            let func = &md.functions[g];
+            let is_param = |x: &Expr| {
+                g != Module::TOP_LEVEL
+                    && matches!(&x.kind, ExprKind::Name(p) if func.params.iter().any(|q| &q.name == p))
+            };
+            let genv = Env {
+                m,
+                f: g,
+                subst: &[],
+            };
+            let mut ok = true;
+            walk_stmts(&func.body, &mut |st| {
+                if !ok {
+                    return;
+                }
+                let is_name = |x: &Expr| matches!(&x.kind, ExprKind::Name(k) if k == name);
+                match &st.kind {
+                    StmtKind::Expr(x) => {
+                        let ExprKind::Call { callee, args } = &x.kind else {
+                            return;
+                        };
+                        let ExprKind::Attribute { value, attr } = &callee.kind else {
+                            return;
+                        };
+                        if !is_name(value) {
+                            return;
+                        }
+                        let positional: Vec<&Expr> = args
+                            .iter()
+                            .filter(|a| a.name.is_none() && !a.spread)
+                            .map(|a| &a.value)
+                            .collect();
+                        match (attr.as_str(), positional.as_slice()) {
+                            ("append" | "add", [x]) | ("insert", [_, x]) => {
+                                if is_param(x) {
+                                    ok = false;
+                                } else {
+                                    out.push(((*x).clone(), m, g));
+                                }
+                            }
+                            ("extend" | "update", [xs]) => {
+                                match self.literal_elements(xs, genv, depth + 1) {
+                                    Some(more) => out.extend(more),
+                                    None => ok = false,
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    // `REGISTRY["x"] = handler`: a key of a dict iterated over.
+                    StmtKind::Assign { targets, .. } => {
+                        for t in targets {
+                            if let ExprKind::Index { value, index } = &t.kind
+                                && is_name(value)
+                            {
+                                out.push(((**index).clone(), m, g));
+                            }
+                        }
+                    }
+                    StmtKind::AugAssign { target, value, .. } if is_name(target) => {
+                        match self.literal_elements(value, genv, depth + 1) {
+                            Some(more) => out.extend(more),
+                            None => ok = false,
+                        }
+                    }
+                    _ => {}
+                }
+            });
+            if !ok {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// What a call yields: the union of what each tree function it may call returns (its
+    /// parameters bound to the arguments), or the argument of a builtin that only reorders or
+    /// filters it.
+    fn call_elements(
+        &self,
+        callee: &Expr,
+        args: &[Arg],
+        env: Env,
+        depth: usize,
+    ) -> Option<Vec<Elem>> {
+        if let ExprKind::Name(n) = &callee.kind
+            && let Some(pos) = PASS_THROUGH.iter().find(|(b, _)| b == n).map(|(_, p)| *p)
+            && self.eval(callee, env, 0).is_none()
+        {
+            let a = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                .nth(pos)?;
+            return self.literal_elements(&a.value, env, depth + 1);
+        }
+        let mut out = Vec::new();
+        for (fm, ff) in self.callees(callee, env, depth + 1)? {
+            let func = self.func(fm, ff)?;
+            let mut subst = Vec::new();
+            let positional = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+            let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+            let skip = usize::from(
+                func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }),
+            );
+            for (p, a) in params.skip(skip).zip(positional) {
+                subst.push(bound_arg(&p.name, &a.value, env));
+            }
+            for a in args {
+                if let Some(n) = &a.name
+                    && func.params.iter().any(|p| &p.name == n)
+                {
+                    subst.push(bound_arg(n, &a.value, env));
+                }
+            }
+            let mut rets: Vec<&'a Expr> = Vec::new();
+            let mut yields = false;
+            walk_stmts(&func.body, &mut |s| match &s.kind {
+                StmtKind::Return(Some(r)) => rets.push(r),
+                StmtKind::Expr(x) if matches!(&x.kind, ExprKind::Unknown(t) if t.starts_with("yield")) => {
+                    yields = true
+                }
+                _ => {}
+            });
+            if rets.is_empty() || yields {
+                return None;
+            }
+            let fenv = Env {
+                m: fm,
+                f: ff,
+                subst: &subst,
+            };
+            for r in rets {
+                out.extend(self.literal_elements(r, fenv, depth + 1)?);
+                if out.len() > MAX_UNROLL {
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The tree functions a callee may be: one it resolves to, or every value of a literal
+    /// dict it is looked up in (`HANDLERS[kind]`, the key unknown), through local names.
+    fn callees(&self, callee: &Expr, env: Env, depth: usize) -> Option<Vec<(usize, FuncId)>> {
+        if depth > MAX_SET_DEPTH {
+            return None;
+        }
+        if let Some(Val::Func(m, f)) = self.eval(callee, env, 0) {
+            return Some(vec![(m, f)]);
+        }
+        match &callee.kind {
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.callees(v, inner, depth + 1);
+                }
+                let is_index = |x: &Expr| matches!(x.kind, ExprKind::Index { .. });
+                let (x, m, f) = self.binding_where(callee, env, &is_index, 0)?;
+                let inner = Env {
+                    m,
+                    f,
+                    subst: if m == env.m && f == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    },
+                };
+                self.callees(x, inner, depth + 1)
+            }
+            ExprKind::Index { value, index } => {
+                let mut out = Vec::new();
+                for (v, m, f) in self.indexed(value, index, env)? {
+                    out.extend(self.callees(&v, Env { m, f, subst: &[] }, depth + 1)?);
+                }
+                Some(out)
             }
             _ => None,
         }
+    }
+
+    /// `D[k]` with `D` a literal dict: the value under a constant key, else every value.
+    fn indexed(&self, value: &Expr, index: &Expr, env: Env) -> Option<Vec<Elem>> {
+        let (items, m, f) = self.literal_dict(value, env, 0)?;
+        let denv = Env { m, f, subst: &[] };
+        if let Some(key) = self.const_of(index, env, 0) {
+            let hit: Vec<Elem> = items
+                .iter()
+                .filter(|(k, _)| {
+                    k.as_ref()
+                        .and_then(|k| self.const_of(k, denv, 0))
+                        .as_deref()
+                        == Some(key.as_str())
+                })
+                .map(|(_, v)| (v.clone(), m, f))
+                .collect();
+            if !hit.is_empty() {
+                return Some(hit);
+            }
+        }
+        // `**OTHER` spread into the literal is not followed here.
+        if items.iter().any(|(k, _)| k.is_none()) {
+            return None;
+        }
+        Some(items.into_iter().map(|(_, v)| (v, m, f)).collect())
     }
 
     fn literal_dict(&self, e: &Expr, env: Env, depth: usize) -> Option<(DictItems, usize, FuncId)> {
@@ -1641,7 +2124,22 @@ impl<'a> Resolver<'a> {
                     };
                     self.used_wrappers.insert((wm, wf));
                     self.out.registration_sites += 1;
-                    self.wrapper_entry(&w, m, f, d.span, &[]);
+                    // `@tool("x")` with `def tool(name): def deco(fn): ...name=name...`: the
+                    // name is the factory's argument.
+                    let extra = match &d.kind {
+                        ExprKind::Call { callee, args } => {
+                            match (self.eval(callee, env, 0), self.func(wm, wf)) {
+                                (Some(Val::Func(fm, ff)), Some(wfn))
+                                    if fm == wm && wfn.parent == Some(ff) =>
+                                {
+                                    self.wrapper_names(&w, fm, ff, args, env)
+                                }
+                                _ => Vec::new(),
+                            }
+                        }
+                        _ => Vec::new(),
+                    };
+                    self.wrapper_entry(&w, m, f, d.span, &extra);
                 }
                 None => {
                     let inner = match &d.kind {
@@ -2031,13 +2529,12 @@ impl<'a> Resolver<'a> {
             let caller = self.func(cm, cf)?;
             let outers: Vec<Vec<Subst>> = match enclosing_for(&caller.body, call) {
                 Some((target, iter)) => {
-                    let (elems, em, ef) = self.literal_elements(iter, plain, 0)?;
+                    let elems = self.literal_elements(iter, plain, 0)?;
                     elems
                         .iter()
-                        .take(MAX_UNROLL)
-                        .map(|el| {
+                        .map(|(el, em, ef)| {
                             let mut v = Vec::new();
-                            bind_element(target, el, em, ef, &mut v);
+                            bind_element(target, el, *em, *ef, &mut v);
                             v
                         })
                         .collect()
@@ -2108,6 +2605,412 @@ impl<'a> Resolver<'a> {
         registers.then_some(path)
     }
 
+    /// Tool names for a dispatcher that finds its tool by name in a list loaded from a data
+    /// file the server bundles (`for t in self.config["tools"]: if t["name"] == name`), the
+    /// file's path folded from `__file__` or a literal; empty when any step is not followed.
+    fn data_tools(&mut self, m: usize, f: FuncId) -> Vec<String> {
+        let (Some(root), Some(func)) = (self.root, self.func(m, f)) else {
+            return Vec::new();
+        };
+        let subject = func.params.first().map(|p| p.name.clone());
+        let is_subject = |e: &Expr| match &e.kind {
+            ExprKind::Name(n) => Some(n) == subject.as_ref(),
+            ExprKind::Attribute { attr, .. } => attr == "name",
+            _ => false,
+        };
+        let mut lookups: Vec<(&'a Expr, String)> = Vec::new();
+        walk_stmts(&func.body, &mut |s| {
+            let StmtKind::For {
+                target, iter, body, ..
+            } = &s.kind
+            else {
+                return;
+            };
+            let ExprKind::Name(t) = &target.kind else {
+                return;
+            };
+            let mut field = None;
+            walk_stmts(body, &mut |st| {
+                for e in stmt_exprs(st) {
+                    any_subexpr(e, &mut |x| {
+                        if let ExprKind::Binary { op, left, right } = &x.kind
+                            && op == "=="
+                        {
+                            for (a, b) in [(left, right), (right, left)] {
+                                if is_subject(b)
+                                    && let Some(k) = element_field(a, t)
+                                {
+                                    field = Some(k);
+                                }
+                            }
+                        }
+                    });
+                }
+            });
+            if let Some(k) = field {
+                lookups.push((iter, k));
+            }
+        });
+        let env = Env { m, f, subst: &[] };
+        for (iter, field) in lookups {
+            let Some((path, keys)) = self.data_of(iter, env, 0) else {
+                continue;
+            };
+            if let Some(names) = super::datafile::names_in(root, &path, &keys, &field) {
+                if let Some(p) = super::datafile::normalize(&path)
+                    && !self.out.data_files.contains(&p)
+                {
+                    self.out.data_files.push(p);
+                }
+                return names;
+            }
+        }
+        Vec::new()
+    }
+
+    /// A value loaded from a data file, as (path relative to the root, keys indexed into it):
+    /// `json.load(f)` / `yaml.safe_load(f)` of an opened file, through locals, instance
+    /// attributes, subscripts and the tree functions that return it.
+    fn data_of(&self, e: &Expr, env: Env, depth: usize) -> Option<(String, Vec<String>)> {
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Index { value, index } => {
+                let k = self.const_of(index, env, 0)?;
+                let (p, mut keys) = self.data_of(value, env, depth + 1)?;
+                keys.push(k);
+                Some((p, keys))
+            }
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.data_of(v, inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let subst = if bm == env.m && bf == env.f {
+                    env.subst
+                } else {
+                    &[]
+                };
+                self.data_of(
+                    x,
+                    Env {
+                        m: bm,
+                        f: bf,
+                        subst,
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Attribute { value, attr } => {
+                let (x, am, af) = self.self_attr_value(value, attr, env)?;
+                self.data_of(
+                    x,
+                    Env {
+                        m: am,
+                        f: af,
+                        subst: &[],
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Await(x) => self.data_of(x, env, depth + 1),
+            ExprKind::Call { callee, args } => {
+                if let ExprKind::Attribute { value, attr } = &callee.kind
+                    && attr == "get"
+                    && let Some(k) = args
+                        .first()
+                        .filter(|a| a.name.is_none())
+                        .and_then(|a| self.const_of(&a.value, env, 0))
+                {
+                    let (p, mut keys) = self.data_of(value, env, depth + 1)?;
+                    keys.push(k);
+                    return Some((p, keys));
+                }
+                match self.eval(callee, env, 0) {
+                    Some(Val::Module(p)) if DATA_LOADERS.contains(&p.as_str()) => {
+                        let a = args.first().filter(|a| a.name.is_none())?;
+                        Some((self.file_of(&a.value, env, depth + 1)?, Vec::new()))
+                    }
+                    Some(Val::Func(fm, ff)) => {
+                        let func = self.func(fm, ff)?;
+                        let subst = self.bind_params(func, callee, args, env);
+                        let mut rets: Vec<&'a Expr> = Vec::new();
+                        walk_stmts(&func.body, &mut |s| {
+                            if let StmtKind::Return(Some(r)) = &s.kind {
+                                rets.push(r);
+                            }
+                        });
+                        let [ret] = rets.as_slice() else {
+                            return None;
+                        };
+                        let fenv = Env {
+                            m: fm,
+                            f: ff,
+                            subst: &subst,
+                        };
+                        self.data_of(ret, fenv, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The path of a file object or its text: `open(p)`, `Path(p).read_text()`, `f.read()`.
+    fn file_of(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.file_of(v, inner, depth + 1);
+                }
+                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
+                let subst = if bm == env.m && bf == env.f {
+                    env.subst
+                } else {
+                    &[]
+                };
+                self.file_of(
+                    x,
+                    Env {
+                        m: bm,
+                        f: bf,
+                        subst,
+                    },
+                    depth + 1,
+                )
+            }
+            ExprKind::Call { callee, args } => match &callee.kind {
+                ExprKind::Name(n) if n == "open" => {
+                    let a = args.first().filter(|a| a.name.is_none())?;
+                    self.fold_path(&a.value, env, depth + 1)
+                }
+                ExprKind::Attribute { value, attr }
+                    if matches!(attr.as_str(), "read" | "read_text" | "open") =>
+                {
+                    self.file_of(value, env, depth + 1)
+                        .or_else(|| self.fold_path(value, env, depth + 1))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A file path relative to the root: literals, `__file__`, `os.path.join`/`dirname`,
+    /// `Path(...)`, `.parent`, `/`, the default of `os.environ.get(k, default)` (the bundled
+    /// file; an override is the user's own data), locals, and a parameter every caller in the
+    /// tree passes the same path for.
+    fn fold_path(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        use super::datafile::{join, normalize, parent};
+        if depth > MAX_DATA_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Str(s) => Some(s.clone()),
+            ExprKind::Name(n) if n == "__file__" => Some(self.mods[env.m].path.clone()),
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.fold_path(v, inner, depth + 1);
+                }
+                if let Some((x, bm, bf)) = self.binding_where(e, env, &|_| true, 0) {
+                    let subst = if bm == env.m && bf == env.f {
+                        env.subst
+                    } else {
+                        &[]
+                    };
+                    return self.fold_path(
+                        x,
+                        Env {
+                            m: bm,
+                            f: bf,
+                            subst,
+                        },
+                        depth + 1,
+                    );
+                }
+                self.param_path(n, env, depth + 1)
+            }
+            ExprKind::Attribute { value, attr } if attr == "parent" => Some(parent(&normalize(
+                &self.fold_path(value, env, depth + 1)?,
+            )?)),
+            ExprKind::Binary { op, left, right } if op == "/" => Some(join(
+                &self.fold_path(left, env, depth + 1)?,
+                &self.fold_path(right, env, depth + 1)?,
+            )),
+            ExprKind::Call { callee, args } => {
+                let positional: Vec<&Expr> = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                    .map(|a| &a.value)
+                    .collect();
+                let target = match self.eval(callee, env, 0) {
+                    Some(Val::Module(p)) => p,
+                    _ => match &callee.kind {
+                        // `Path(__file__).resolve()`, `.absolute()`
+                        ExprKind::Attribute { value, attr }
+                            if matches!(attr.as_str(), "resolve" | "absolute" | "expanduser") =>
+                        {
+                            return self.fold_path(value, env, depth + 1);
+                        }
+                        _ => return None,
+                    },
+                };
+                let last = target.rsplit('.').next().unwrap_or(&target);
+                match last {
+                    "join" | "joinpath" if target.starts_with("os.path") => {
+                        let mut out = String::new();
+                        for p in positional {
+                            out = join(&out, &self.fold_path(p, env, depth + 1)?);
+                        }
+                        Some(out)
+                    }
+                    "dirname" => Some(parent(&normalize(&self.fold_path(
+                        positional.first()?,
+                        env,
+                        depth + 1,
+                    )?)?)),
+                    "abspath" | "realpath" | "normpath" | "Path" | "PurePath" => {
+                        self.fold_path(positional.first()?, env, depth + 1)
+                    }
+                    "get" | "getenv" if target.starts_with("os.") => {
+                        self.fold_path(positional.get(1)?, env, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A path parameter: what every resolved caller of the function (of the class, for
+    /// `__init__`) passes for it, when they all agree; else its constant default.
+    fn param_path(&self, name: &str, env: Env, depth: usize) -> Option<String> {
+        let func = self.func(env.m, env.f)?;
+        if env.f == Module::TOP_LEVEL {
+            return None;
+        }
+        let i = func.params.iter().position(|p| p.name == name)?;
+        let p = &func.params[i];
+        if p.variadic || p.keywords {
+            return None;
+        }
+        let (called, class) = match (&func.class, func.name.as_str()) {
+            (Some(c), "__init__") => (c.clone(), Some(c.clone())),
+            _ => (func.name.clone(), None),
+        };
+        let mut found: Option<String> = None;
+        for (cm, cf, call) in self.calls_named(&called).into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let cenv = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            let reaches = match (self.eval(callee, cenv, 0), &class) {
+                (Some(Val::Class(km, k)), Some(c)) => km == env.m && &k == c,
+                (Some(Val::Func(fm, ff)), None) => fm == env.m && ff == env.f,
+                _ => false,
+            };
+            if !reaches {
+                continue;
+            }
+            let offset = usize::from(
+                func.class.is_some()
+                    && (class.is_some() || matches!(callee.kind, ExprKind::Attribute { .. })),
+            );
+            let arg = args
+                .iter()
+                .find(|a| a.name.as_deref() == Some(name))
+                .or_else(|| {
+                    i.checked_sub(offset).and_then(|pos| {
+                        args.iter()
+                            .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                            .nth(pos)
+                    })
+                });
+            let path = match arg {
+                Some(a) => self.fold_path(&a.value, cenv, depth + 1)?,
+                None => self.fold_path(p.default.as_ref()?, env, depth + 1)?,
+            };
+            match &found {
+                Some(f) if super::datafile::normalize(f) != super::datafile::normalize(&path) => {
+                    return None;
+                }
+                _ => found = Some(path),
+            }
+        }
+        found.or_else(|| {
+            let d = p.default.as_ref()?;
+            self.fold_path(d, env, depth + 1)
+        })
+    }
+
+    /// `self.attr` read in a method: the value a method of the class assigns it.
+    fn self_attr_value(
+        &self,
+        value: &Expr,
+        attr: &str,
+        env: Env,
+    ) -> Option<(&'a Expr, usize, FuncId)> {
+        let Some(Val::Instance(cm, class, _)) = self.eval(value, env, 0) else {
+            return None;
+        };
+        let md = &self.mods[cm];
+        let c = md.classes.iter().find(|c| c.name == class)?;
+        for &meth in &c.methods {
+            let mut found = None;
+            walk_stmts(&md.functions[meth].body, &mut |s| {
+                if let StmtKind::Assign { targets, value } = &s.kind {
+                    for t in targets {
+                        if let ExprKind::Attribute {
+                            value: obj,
+                            attr: a,
+                        } = &t.kind
+                            && a == attr
+                            && matches!(&obj.kind, ExprKind::Name(n) if n == "self")
+                            && found.is_none()
+                        {
+                            found = Some(value);
+                        }
+                    }
+                }
+            });
+            if let Some(v) = found {
+                return Some((v, cm, meth));
+            }
+        }
+        None
+    }
+
+    /// Parameters of `func` bound to a call's arguments (`self` skipped for a bound method).
+    fn bind_params(&self, func: &Function, callee: &Expr, args: &[Arg], env: Env) -> Vec<Subst> {
+        let mut subst = Vec::new();
+        let positional = args
+            .iter()
+            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+        let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+        let skip =
+            usize::from(func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }));
+        for (p, a) in params.skip(skip).zip(positional) {
+            subst.push(bound_arg(&p.name, &a.value, env));
+        }
+        for a in args {
+            if let Some(n) = &a.name
+                && func.params.iter().any(|p| &p.name == n)
+            {
+                subst.push(bound_arg(n, &a.value, env));
+            }
+        }
+        subst
+    }
+
     /// A low-level dispatcher: split after resolution (`dispatch::split_dispatchers`).
     fn check_dispatcher(&mut self, m: usize, f: FuncId, span: Span, server: &str) {
         if !self
@@ -2116,12 +3019,18 @@ impl<'a> Resolver<'a> {
             .any(|d| d.module == m && d.func == f)
         {
             let mapping = self.handler_mapping(m, f);
+            let data_names = if mapping.is_empty() {
+                self.data_tools(m, f)
+            } else {
+                Vec::new()
+            };
             self.dispatchers.push(Dispatcher {
                 module: m,
                 func: f,
                 span,
                 server: untag_server(server).0.to_string(),
                 mapping,
+                data_names,
             });
         }
     }
@@ -2154,7 +3063,13 @@ impl<'a> Resolver<'a> {
             }
             return;
         }
-        let v = self.eval(callee, env, 0);
+        // A decorator built in the loop body (`d = mcp.resource(f"x/{kind}")`, then `d(fn)`)
+        // is evaluated with the loop variables bound.
+        let v = if env.subst.is_empty() {
+            self.eval(callee, env, 0)
+        } else {
+            self.eval_in_scope(callee, env)
+        };
         let (style, method, reg_args, reg_module, server, handler_args): (
             ServerStyle,
             String,
@@ -2186,13 +3101,9 @@ impl<'a> Resolver<'a> {
                 server,
             }) => (ServerStyle::Decorator, method, dargs, module, server, args),
             Some(Val::Func(wm, wf)) if self.wrappers.contains_key(&(wm, wf)) => {
-                if pass == Pass::Wrappers {
-                    return;
-                }
                 let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                     return;
                 };
-                self.used_wrappers.insert((wm, wf));
                 let arg = args
                     .iter()
                     .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
@@ -2201,12 +3112,61 @@ impl<'a> Resolver<'a> {
                             .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
                             .nth(w.param)
                     });
+                // `def decorator(fn): register_tool(server, fn, name=name)` where
+                // `register_tool` registers its parameter: `decorator` is a wrapper too; its
+                // own uses are the sites.
+                if let Some(a) = arg
+                    && (env.m, env.f) != (wm, wf)
+                    && let Handler::Param(i, name) = self.handler(&a.value, env, 0)
+                {
+                    if pass == Pass::Wrappers && !self.wrappers.contains_key(&(env.m, env.f)) {
+                        // The inner wrapper's name parameter bound to this call's argument:
+                        // folded, or (the caller's own parameter) kept as a name to fold where
+                        // the outer wrapper is used.
+                        let mut chained = w.clone();
+                        let names = self.wrapper_names(&w, wm, wf, args, env);
+                        for k in ["name", "uri"] {
+                            if self.param_arg(&w, wm, wf, k, args).is_none() {
+                                continue;
+                            }
+                            chained.args.retain(|a| a.name.as_deref() != Some(k));
+                            if let Some(n) = names.iter().find(|n| n.name.as_deref() == Some(k)) {
+                                chained.args.push(n.clone());
+                            } else if let Some(p) = self.passed_param(&w, wm, wf, k, args) {
+                                chained.args.push(Arg {
+                                    name: Some(k.to_string()),
+                                    value: Expr::new(ExprKind::Name(p), call.span),
+                                    spread: false,
+                                    spread_keywords: false,
+                                });
+                            }
+                        }
+                        chained.param = i;
+                        chained.param_name = name;
+                        chained.span = call.span;
+                        self.wrappers.insert((env.m, env.f), chained);
+                    }
+                    self.used_wrappers.insert((wm, wf));
+                    if self.wrappers.contains_key(&(env.m, env.f)) {
+                        return;
+                    }
+                }
+                if pass == Pass::Wrappers {
+                    return;
+                }
+                self.used_wrappers.insert((wm, wf));
                 self.out.registration_sites += 1;
+                let names = self.wrapper_names(&w, wm, wf, args, env);
                 match arg {
                     Some(a) => match self.handler(&a.value, env, 0) {
                         Handler::Funcs(fs) => {
-                            for (hm, hf, extra) in fs {
+                            for (hm, hf, mut extra) in fs {
                                 let span = if hm == env.m { call.span } else { self.def_span(hm, hf) };
+                                for n in &names {
+                                    if !extra.iter().any(|x| x.name == n.name) {
+                                        extra.push(n.clone());
+                                    }
+                                }
                                 self.wrapper_entry(&w, hm, hf, span, &extra);
                             }
                         }
@@ -2719,10 +3679,11 @@ impl<'a> Resolver<'a> {
                 let ([k, v], [(target, iter)]) = (elements.as_slice(), clauses.as_slice()) else {
                     return;
                 };
-                let Some((elems, em, ef)) = self.literal_elements(iter, env, 0) else {
+                let Some(elems) = self.literal_elements(iter, env, 0) else {
                     return;
                 };
-                for el in elems.iter().take(MAX_UNROLL) {
+                for (el, em, ef) in &elems {
+                    let (em, ef) = (*em, *ef);
                     let mut subst = env.subst.to_vec();
                     bind_element(target, el, em, ef, &mut subst);
                     let inner = Env {
@@ -2906,6 +3867,80 @@ impl<'a> Resolver<'a> {
                         ))
             })
         })
+    }
+
+    /// The registration's `name=`/`uri=` when it is a parameter of the function `(fm, ff)`
+    /// (the wrapper itself, or the factory it is nested in) and the call `args` of that
+    /// function passes a value that folds: `register(fn, "x")`, `@tool("x")`. `skip`
+    /// positional arguments are not parameters of the call (none for a factory).
+    fn wrapper_names(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        args: &[Arg],
+        env: Env,
+    ) -> Vec<Arg> {
+        let mut out = Vec::new();
+        for k in ["name", "uri"] {
+            let Some(a) = self.param_arg(w, fm, ff, k, args) else {
+                continue;
+            };
+            if let Some(v) = self.fold_str(&a.value, env, 0) {
+                out.push(Arg {
+                    name: Some(k.to_string()),
+                    value: Expr::new(ExprKind::Str(v), a.value.span),
+                    spread: false,
+                    spread_keywords: false,
+                });
+            }
+        }
+        out
+    }
+
+    /// The call argument bound to the parameter a wrapper's `k=` registration argument names.
+    fn param_arg<'x>(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        k: &str,
+        args: &'x [Arg],
+    ) -> Option<&'x Arg> {
+        let ExprKind::Name(n) = &kwarg(&w.args, k)?.kind else {
+            return None;
+        };
+        let func = self.func(fm, ff)?;
+        let skip = usize::from(func.class.is_some());
+        let i = func.params.iter().position(|p| &p.name == n)?;
+        if func.params[..i].iter().any(|p| p.variadic || p.keywords) {
+            return args.iter().find(|a| a.name.as_deref() == Some(n.as_str()));
+        }
+        args.iter()
+            .find(|a| a.name.as_deref() == Some(n.as_str()))
+            .or_else(|| {
+                i.checked_sub(skip).and_then(|pos| {
+                    args.iter()
+                        .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                        .nth(pos)
+                })
+            })
+    }
+
+    /// The name of the caller's variable passed for the wrapper's `k=` parameter when it does
+    /// not fold (`register_tool(server, fn, name=name)` inside a factory taking `name`).
+    fn passed_param(
+        &self,
+        w: &Wrapper,
+        fm: usize,
+        ff: FuncId,
+        k: &str,
+        args: &[Arg],
+    ) -> Option<String> {
+        match &self.param_arg(w, fm, ff, k, args)?.value.kind {
+            ExprKind::Name(n) => Some(n.clone()),
+            _ => None,
+        }
     }
 
     fn def_span(&self, m: usize, f: FuncId) -> Span {
@@ -3231,6 +4266,58 @@ fn enclosing_for<'s>(stmts: &'s [Stmt], call: &Expr) -> Option<(&'s Expr, &'s Ex
     None
 }
 
+/// Whether `p` holds for `e` or any expression inside it (not inside lambdas).
+fn any_subexpr(e: &Expr, p: &mut dyn FnMut(&Expr)) {
+    p(e);
+    match &e.kind {
+        ExprKind::Call { callee, args } => {
+            any_subexpr(callee, p);
+            for a in args {
+                any_subexpr(&a.value, p);
+            }
+        }
+        ExprKind::Attribute { value: x, .. }
+        | ExprKind::Unary { operand: x, .. }
+        | ExprKind::Await(x)
+        | ExprKind::Starred(x)
+        | ExprKind::NamedExpr { value: x, .. } => any_subexpr(x, p),
+        ExprKind::Index { value, index } => {
+            any_subexpr(value, p);
+            any_subexpr(index, p);
+        }
+        ExprKind::Binary { left, right, .. } => {
+            any_subexpr(left, p);
+            any_subexpr(right, p);
+        }
+        ExprKind::Conditional { test, body, orelse } => {
+            any_subexpr(test, p);
+            any_subexpr(body, p);
+            any_subexpr(orelse, p);
+        }
+        ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+            for x in xs {
+                any_subexpr(x, p);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `t["name"]` / `t.get("name")` for the loop variable `t`: the field read.
+fn element_field(e: &Expr, t: &str) -> Option<String> {
+    let is_t = |x: &Expr| matches!(&x.kind, ExprKind::Name(n) if n == t);
+    match &e.kind {
+        ExprKind::Index { value, index } if is_t(value) => index.as_str().map(str::to_string),
+        ExprKind::Call { callee, args } => match &callee.kind {
+            ExprKind::Attribute { value, attr } if attr == "get" && is_t(value) => {
+                args.first()?.value.as_str().map(str::to_string)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
     for s in stmts {
         f(s);
@@ -3353,13 +4440,66 @@ fn bind_element(target: &Expr, el: &Expr, m: usize, f: FuncId, out: &mut Vec<Sub
             module: m,
             func: f,
         }),
-        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(es) | ExprKind::List(es))
-            if ts.len() == es.len() =>
-        {
-            for (t, e) in ts.iter().zip(es) {
-                bind_element(t, e, m, f, out);
+        (ExprKind::Tuple(ts) | ExprKind::List(ts), ExprKind::Tuple(es) | ExprKind::List(es)) => {
+            // `a, b, *rest = (x, y, z, w)`: the starred target takes the middle as a list.
+            match ts
+                .iter()
+                .position(|t| matches!(t.kind, ExprKind::Starred(_)))
+            {
+                None if ts.len() == es.len() => {
+                    for (t, e) in ts.iter().zip(es) {
+                        bind_element(t, e, m, f, out);
+                    }
+                }
+                Some(i) if es.len() + 1 >= ts.len() => {
+                    let tail = ts.len() - i - 1;
+                    for (t, e) in ts[..i].iter().zip(es) {
+                        bind_element(t, e, m, f, out);
+                    }
+                    for (t, e) in ts[i + 1..].iter().zip(&es[es.len() - tail..]) {
+                        bind_element(t, e, m, f, out);
+                    }
+                    if let ExprKind::Starred(rest) = &ts[i].kind {
+                        let middle = es[i..es.len() - tail].to_vec();
+                        bind_element(rest, &Expr::new(ExprKind::List(middle), el.span), m, f, out);
+                    }
+                }
+                _ => {}
             }
         }
         _ => {}
     }
+}
+
+/// A comprehension's element rebuilt from the loop variables an element bound
+/// (`(f, name)` from `for f, name, ro in SPECS`), with where it is written; `None` when it
+/// computes anything else, or mixes elements written in different places.
+fn project(elt: &Expr, subst: &[Subst]) -> Option<Elem> {
+    fn go(e: &Expr, subst: &[Subst], at: &mut Option<(usize, FuncId)>) -> Option<Expr> {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let s = subst.iter().rev().find(|s| &s.name == n)?;
+                if at.is_some_and(|a| a != (s.module, s.func)) {
+                    return None;
+                }
+                *at = Some((s.module, s.func));
+                Some(s.value.clone())
+            }
+            ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+                let xs = xs
+                    .iter()
+                    .map(|x| go(x, subst, at))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(Expr::new(ExprKind::Tuple(xs), e.span))
+            }
+            ExprKind::Str(_) | ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Null => {
+                Some(e.clone())
+            }
+            _ => None,
+        }
+    }
+    let mut at = None;
+    let x = go(elt, subst, &mut at)?;
+    let (m, f) = at?;
+    Some((x, m, f))
 }
