@@ -132,6 +132,9 @@ impl Tracer for Strace {
             // No `-y`: decoding descriptors costs two procfs lookups per traced open while the
             // server waits; paths are resolved afterwards from the trace (crate::paths).
             "-qq".into(),
+            // The server runs in a PID namespace of its own, below the tracer's (which it cannot
+            // see): child pids are printed in both, and the tracer's numbering is the one used.
+            "--decode-pids=pidns".into(),
             "-s".into(),
             self.string_limit.to_string(),
             "-e".into(),
@@ -312,7 +315,20 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
     } else {
         num.parse().ok()
     };
-    let after = &r[end..];
+    let mut after = &r[end..];
+    // `= 2 /* 30082 in strace's PID NS */`: a child pid seen from the tracer's namespace, the
+    // one every trace line is keyed by.
+    let ret = match after
+        .trim_start()
+        .strip_prefix("/*")
+        .and_then(|c| c.split_once("in strace's PID NS */"))
+    {
+        Some((n, rest)) => {
+            after = rest;
+            n.trim().parse().ok().or(ret)
+        }
+        None => ret,
+    };
     let mut ret_fd = None;
     if let Some(inner) = after.strip_prefix('<') {
         // The decoded path ends at the last '>' before any errno text.
@@ -470,6 +486,17 @@ mod tests {
         assert_eq!(s.ret, Some(3));
         assert_eq!(s.ret_fd.as_deref(), Some("/etc/hostname"));
         assert!((s.ts - 1795319529.185842).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_child_pid_is_taken_in_the_tracers_namespace() {
+        let s = one(
+            r#"30081 1.5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f729d06ea10) = 2 /* 30082 in strace's PID NS */"#,
+        );
+        assert_eq!(s.ret, Some(30082));
+        // Twin: without a translation the number is taken as printed.
+        let s = one(r#"30081 1.5 clone(child_stack=NULL, flags=SIGCHLD) = 7"#);
+        assert_eq!(s.ret, Some(7));
     }
 
     #[test]
