@@ -1,6 +1,7 @@
 //! MCPS-R019: what a server looked at that only a sandbox detector would. Red-team servers stayed
 //! dormant after reading the user-namespace map, PID 1's command line, their own TracerPid or
-//! their parent's name; the reads themselves are evidence, whatever the server did next.
+//! their parent's name; the reads themselves are evidence, whatever the server did next. Its own
+//! `/proc/self/status` (TracerPid) is left out: memory reports read the same file for VmRSS.
 
 use crate::analysis::{Inputs, entity_of, finding, syscall_ev};
 use crate::events::EventKind;
@@ -20,8 +21,6 @@ fn tell(path: &str) -> Option<&'static str> {
         ["", "proc", "1", "cmdline" | "comm" | "status" | "sched" | "exe" | "cgroup" | "mountinfo"] => {
             Some("PID 1")
         }
-        ["", "proc", p, "status"] if own(p) => Some("its own TracerPid"),
-        ["", "proc", "self", "task", _, "status"] => Some("its own TracerPid"),
         ["", "proc", p, "comm" | "cmdline"] if is_pid(p) => Some("another process's name"),
         ["", ".dockerenv"] | ["", "run", ".containerenv"] => Some("container markers"),
         ["", "sys", "class", "dmi", "id", ..] | ["", "sys", "hypervisor", ..] => {
@@ -91,13 +90,14 @@ mod tests {
     fn sandbox_tells_are_named_and_ordinary_procfs_reads_are_not() {
         assert_eq!(tell("/proc/self/uid_map"), Some("the user-namespace map"));
         assert_eq!(tell("/proc/1/cmdline"), Some("PID 1"));
-        assert_eq!(tell("/proc/self/status"), Some("its own TracerPid"));
         assert_eq!(tell("/proc/812/comm"), Some("another process's name"));
         assert_eq!(tell("/.dockerenv"), Some("container markers"));
         assert_eq!(tell("/sys/class/dmi/id/product_name").is_some(), true);
         // Twins: what runtimes read on their own.
         for p in [
             "/proc/self/maps",
+            // TracerPid lives here, but so does VmRSS, which memory reports read.
+            "/proc/self/status",
             "/proc/self/stat",
             "/proc/self/cgroup",
             "/proc/meminfo",

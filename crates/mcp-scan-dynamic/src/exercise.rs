@@ -160,15 +160,15 @@ impl Pacing {
     }
     /// Before the first call (the model reading the tool list).
     pub fn think(&mut self) -> Duration {
-        self.between(100, 200)
+        self.between(60, 120)
     }
     /// Before a valid call.
     pub fn gap(&mut self) -> Duration {
-        self.between(25, 60)
+        self.between(22, 40)
     }
     /// Before a probe (the server is already judged dormant or not by then).
     pub fn probe_gap(&mut self) -> Duration {
-        self.between(2, 8)
+        self.between(1, 4)
     }
     /// Before soak round `n` (1-based): growing delays, so triggers set on minutes fire.
     pub fn soak_delay(&mut self, n: u32) -> Duration {

@@ -202,7 +202,11 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         .traced
         .then(|| Arc::new(trace::Strace::default()) as Arc<dyn trace::Tracer>);
     let spec = sandbox::SandboxSpec {
-        command: absolute_args(&opts.command),
+        command: absolute_args(&opts.command)
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| if i == 0 { a } else { expand_home(&a, &persona.home) })
+            .collect(),
         env,
         limits: sandbox::Limits {
             cpu_seconds: (opts.timeout.as_secs() * 4 + opts.startup_timeout.as_secs()).max(30),
@@ -485,15 +489,17 @@ fn mark_incomplete(report: &mut Report, why: &str, also: impl Fn(&str) -> bool) 
     });
 }
 
-/// `~/…` or `$HOME/…` in an `--env` value names the persona's HOME, which changes every run.
+/// HOME changes every run, so a server argument or `--env` value names it as `~`, `$HOME` or the
+/// canonical `/home/sandbox` (the fixed HOME of earlier versions), each rewritten to the run's.
 fn expand_home(v: &str, home: &str) -> String {
-    if let Some(rest) = v.strip_prefix("~/").or_else(|| v.strip_prefix("$HOME/")) {
-        format!("{home}/{rest}")
-    } else if v == "~" || v == "$HOME" {
-        home.to_string()
-    } else {
-        v.to_string()
+    for prefix in ["~", "$HOME", sandbox::SANDBOX_HOME] {
+        if let Some(rest) = v.strip_prefix(prefix)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{home}{rest}");
+        }
     }
+    v.to_string()
 }
 
 /// The analysis names HOME by one canonical path whatever the run's persona: every place the
@@ -530,6 +536,51 @@ fn canonical_home(e: &mut events::Event, home: &str) {
     }
     for a in e.argv.iter_mut().flatten() {
         fix(a);
+    }
+}
+
+#[cfg(test)]
+mod home_tests {
+    use super::*;
+
+    #[test]
+    fn home_placeholders_in_arguments_name_the_runs_home() {
+        assert_eq!(expand_home("~/workspace/db", "/home/ana"), "/home/ana/workspace/db");
+        assert_eq!(expand_home("$HOME", "/home/ana"), "/home/ana");
+        assert_eq!(
+            expand_home("/home/sandbox/workspace", "/home/ana"),
+            "/home/ana/workspace"
+        );
+        // Twins: other paths and look-alike prefixes stay as given.
+        assert_eq!(expand_home("/home/sandboxes/x", "/home/ana"), "/home/sandboxes/x");
+        assert_eq!(expand_home("~user/x", "/home/ana"), "~user/x");
+        assert_eq!(expand_home("/tmp/x", "/home/ana"), "/tmp/x");
+    }
+
+    #[test]
+    fn the_runs_home_is_named_canonically_wherever_it_appears_in_a_path() {
+        use crate::trace::Tracer;
+        let mut p = trace::Strace::default().parser();
+        let line = r#"7 1.0 openat(AT_FDCWD, "/proc/self/root/home/ana/.ssh/id_rsa", O_RDONLY) = 3"#;
+        let mut e = p
+            .feed(line)
+            .iter()
+            .find_map(events::from_record)
+            .expect("event");
+        e.argv = Some(vec!["ls".into(), "/home/ana/workspace".into(), "/home/anabel".into()]);
+        canonical_home(&mut e, "/home/ana");
+        assert_eq!(
+            e.path.as_deref(),
+            Some("/proc/self/root/home/sandbox/.ssh/id_rsa")
+        );
+        assert_eq!(
+            e.argv,
+            Some(vec![
+                "ls".into(),
+                "/home/sandbox/workspace".into(),
+                "/home/anabel".into()
+            ])
+        );
     }
 }
 

@@ -20,6 +20,9 @@ pub struct Syscall {
     /// The path or socket the returned descriptor refers to (`-yy` decoding), e.g.
     /// `/home/sandbox/.ssh/id_rsa` or `TCP:[...]`.
     pub ret_fd: Option<String>,
+    /// A child pid as the calling process saw it, when its namespace differs from the tracer's
+    /// (`ret` is the tracer's number).
+    pub ret_local: Option<i64>,
     /// The whole line (both halves joined for resumed calls).
     pub raw: String,
 }
@@ -300,10 +303,10 @@ pub fn decode_string(s: &str) -> Option<(Vec<u8>, bool)> {
 }
 
 /// Parses `= RET[<fd path>] [ERRNO (text)]` after the argument list.
-fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
+fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>, Option<i64>) {
     let s = s.trim_start();
     let Some(r) = s.strip_prefix('=') else {
-        return (None, None, None);
+        return (None, None, None, None);
     };
     let r = r.trim_start();
     let end = r
@@ -316,6 +319,7 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
         num.parse().ok()
     };
     let mut after = &r[end..];
+    let mut local = None;
     // `= 2 /* 30082 in strace's PID NS */`: a child pid seen from the tracer's namespace, the
     // one every trace line is keyed by.
     let ret = match after
@@ -325,6 +329,7 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
     {
         Some((n, rest)) => {
             after = rest;
+            local = ret;
             n.trim().parse().ok().or(ret)
         }
         None => ret,
@@ -344,7 +349,7 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
     } else {
         None
     };
-    (ret, errno, ret_fd)
+    (ret, errno, ret_fd, local)
 }
 
 fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Syscall> {
@@ -353,7 +358,7 @@ fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Sy
         Some(c) => (&body[..c], &body[c + 1..]),
         None => (body, ""),
     };
-    let (ret, errno, ret_fd) = parse_result(rest);
+    let (ret, errno, ret_fd, ret_local) = parse_result(rest);
     Some(Syscall {
         pid,
         ts,
@@ -362,6 +367,7 @@ fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Sy
         ret,
         errno,
         ret_fd,
+        ret_local,
         raw,
     })
 }
@@ -494,9 +500,11 @@ mod tests {
             r#"30081 1.5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f729d06ea10) = 2 /* 30082 in strace's PID NS */"#,
         );
         assert_eq!(s.ret, Some(30082));
+        assert_eq!(s.ret_local, Some(2));
         // Twin: without a translation the number is taken as printed.
         let s = one(r#"30081 1.5 clone(child_stack=NULL, flags=SIGCHLD) = 7"#);
         assert_eq!(s.ret, Some(7));
+        assert_eq!(s.ret_local, None);
     }
 
     #[test]

@@ -600,10 +600,15 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
     );
     // The declared egress is the fetch of the valid URL; the metadata request is not "declared".
     let egress = on_tool("MCPS-R003");
-    assert!(
-        egress.observation.contains("http://example.com/"),
-        "{shown}"
-    );
+    let valid_url = o
+        .exercise
+        .calls
+        .iter()
+        .find(|c| c.name == "fetch_url" && c.label == "valid")
+        .and_then(|c| c.arguments.as_ref())
+        .and_then(|a| a.values().find_map(|v| v.as_str().map(str::to_string)))
+        .expect("the valid call's URL");
+    assert!(egress.observation.contains(&valid_url), "{valid_url}\n{shown}");
     assert!(
         !egress.observation.contains("169.254.169.254")
             && egress
