@@ -18,9 +18,12 @@ fn tell(path: &str) -> Option<&'static str> {
         ["", "proc", p, "uid_map" | "gid_map" | "setgroups"] if own(p) || is_pid(p) => {
             Some("the user-namespace map")
         }
-        ["", "proc", "1", "cmdline" | "comm" | "status" | "sched" | "exe" | "cgroup" | "mountinfo"] => {
-            Some("PID 1")
-        }
+        [
+            "",
+            "proc",
+            "1",
+            "cmdline" | "comm" | "status" | "sched" | "exe" | "cgroup" | "mountinfo",
+        ] => Some("PID 1"),
         ["", "proc", p, "comm" | "cmdline"] if is_pid(p) => Some("another process's name"),
         ["", ".dockerenv"] | ["", "run", ".containerenv"] => Some("container markers"),
         ["", "sys", "class", "dmi", "id", ..] | ["", "sys", "hypervisor", ..] => {
@@ -31,11 +34,13 @@ fn tell(path: &str) -> Option<&'static str> {
     }
 }
 
+/// What one entity looked at: kinds of tell in order, the paths, the evidence.
+type Seen = (Vec<&'static str>, Vec<String>, Vec<mcp_scan_core::Evidence>);
+
 /// One finding per entity that read any sandbox tell, naming what it looked at.
 pub fn sandbox_probes(inp: &Inputs) -> Vec<Finding> {
     // entity -> (kinds seen in order, paths, evidence)
-    let mut by: BTreeMap<ToolRef, (Vec<&'static str>, Vec<String>, Vec<mcp_scan_core::Evidence>)> =
-        BTreeMap::new();
+    let mut by: BTreeMap<ToolRef, Seen> = BTreeMap::new();
     for (e, p) in inp.events.iter().zip(inp.phases) {
         if !matches!(e.kind, EventKind::FileOpen | EventKind::Readlink) {
             continue;
@@ -92,7 +97,7 @@ mod tests {
         assert_eq!(tell("/proc/1/cmdline"), Some("PID 1"));
         assert_eq!(tell("/proc/812/comm"), Some("another process's name"));
         assert_eq!(tell("/.dockerenv"), Some("container markers"));
-        assert_eq!(tell("/sys/class/dmi/id/product_name").is_some(), true);
+        assert!(tell("/sys/class/dmi/id/product_name").is_some());
         // Twins: what runtimes read on their own.
         for p in [
             "/proc/self/maps",

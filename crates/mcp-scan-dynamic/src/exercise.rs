@@ -105,14 +105,25 @@ impl Default for ClientProfile {
 
 impl ClientProfile {
     /// The names `--client` accepts.
-    pub const NAMES: &'static [&'static str] = &["claude-desktop", "claude-code", "cursor", "vscode"];
+    pub const NAMES: &'static [&'static str] =
+        &["claude-desktop", "claude-code", "cursor", "vscode"];
 
     /// What common clients send (as they introduce themselves in their initialize requests).
     pub fn named(name: &str) -> Option<Self> {
         let (n, v, t, caps) = match name {
             "claude-desktop" => ("claude-ai", "0.1.0", None, serde_json::json!({})),
-            "claude-code" => ("claude-code", "2.0.14", None, serde_json::json!({"roots": {}})),
-            "cursor" => ("cursor-vscode", "1.0.0", None, serde_json::json!({"roots": {"listChanged": false}})),
+            "claude-code" => (
+                "claude-code",
+                "2.0.14",
+                None,
+                serde_json::json!({"roots": {}}),
+            ),
+            "cursor" => (
+                "cursor-vscode",
+                "1.0.0",
+                None,
+                serde_json::json!({"roots": {"listChanged": false}}),
+            ),
             "vscode" => (
                 "Visual Studio Code",
                 "1.104.1",
@@ -355,7 +366,12 @@ where
             .unwrap_or_default();
         let mut inputs: Vec<CallInput> =
             inputs::synthesize_with(&schema, &cfg.probes, &cfg.style, &|i| {
-                format!("{}{}{}", cfg.marker_prefix, seq, (b'a' + (i % 26) as u8) as char)
+                format!(
+                    "{}{}{}",
+                    cfg.marker_prefix,
+                    seq,
+                    (b'a' + (i % 26) as u8) as char
+                )
             });
         seq += 1;
         // More valid calls before the probes, so behaviour that waits for the Nth call shows.
@@ -435,7 +451,9 @@ where
             round += 1;
             let delay = pacing
                 .as_mut()
-                .map_or(Duration::from_secs(1) * round.min(30), |p| p.soak_delay(round));
+                .map_or(Duration::from_secs(1) * round.min(30), |p| {
+                    p.soak_delay(round)
+                });
             let left = until.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 break;

@@ -57,7 +57,14 @@ const LAST: &[&str] = &[
     "lopez", "brown", "jensen", "kowalski", "tanaka", "fischer", "moreau", "olsen",
 ];
 const HOST_KIND: &[&str] = &[
-    "laptop", "thinkpad", "xps", "desktop", "workstation", "framework", "dev", "pc",
+    "laptop",
+    "thinkpad",
+    "xps",
+    "desktop",
+    "workstation",
+    "framework",
+    "dev",
+    "pc",
 ];
 
 /// The persona of one run.
@@ -128,7 +135,8 @@ impl Identity {
                     let n = names.remove(i).clone();
                     if n == "AWS_SECRET_ACCESS_KEY" || n == "AWS_ACCESS_KEY_ID" {
                         for pair in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
-                            if secret_names.iter().any(|s| s == pair) && !v.iter().any(|x| x == pair)
+                            if secret_names.iter().any(|s| s == pair)
+                                && !v.iter().any(|x| x == pair)
                             {
                                 v.push(pair.to_string());
                             }
@@ -161,7 +169,10 @@ impl Identity {
             ("HOME".to_string(), self.home.clone()),
             ("USER".to_string(), self.user.clone()),
             ("LOGNAME".to_string(), self.user.clone()),
-            ("SHELL".to_string(), r.pick(&["/bin/bash", "/usr/bin/zsh"]).to_string()),
+            (
+                "SHELL".to_string(),
+                r.pick(&["/bin/bash", "/usr/bin/zsh"]).to_string(),
+            ),
             ("PWD".to_string(), self.work.clone()),
             ("TMPDIR".to_string(), "/tmp".to_string()),
             ("XDG_CURRENT_DESKTOP".to_string(), desktop.to_string()),
@@ -171,8 +182,14 @@ impl Identity {
             ),
             ("XDG_SESSION_DESKTOP".to_string(), desktop.to_lowercase()),
             ("XDG_CONFIG_DIRS".to_string(), "/etc/xdg".to_string()),
-            ("XDG_DATA_DIRS".to_string(), "/usr/local/share:/usr/share".to_string()),
-            ("EDITOR".to_string(), r.pick(&["vim", "nano", "code --wait"]).to_string()),
+            (
+                "XDG_DATA_DIRS".to_string(),
+                "/usr/local/share:/usr/share".to_string(),
+            ),
+            (
+                "EDITOR".to_string(),
+                r.pick(&["vim", "nano", "code --wait"]).to_string(),
+            ),
             ("COLORTERM".to_string(), "truecolor".to_string()),
         ];
         if r.chance(50) {
@@ -193,13 +210,35 @@ impl Identity {
     /// Everyday files of a developer's HOME (relative path, content), besides the canaries.
     pub fn lived_in_files(&self) -> Vec<(String, String)> {
         let mut r = Rng::new(self.seed ^ 0xf11e);
-        let email = format!("{}@{}", self.user.replace('.', ""), r.pick(&["gmail.com", "posteo.de", "outlook.com", "fastmail.com"]));
+        let email = format!(
+            "{}@{}",
+            self.user.replace('.', ""),
+            r.pick(&["gmail.com", "posteo.de", "outlook.com", "fastmail.com"])
+        );
         let cmds = [
-            "git status", "git pull --rebase", "ls -la", "cd ~/projects", "code .", "npm install",
-            "python3 -m venv .venv", "source .venv/bin/activate", "pip install -r requirements.txt",
-            "docker ps", "make test", "cargo build", "htop", "git log --oneline | head",
-            "ssh-add -l", "kubectl get pods", "git checkout -b fix-typo", "pytest -x",
-            "grep -rn TODO src/", "df -h", "sudo apt update", "vim ~/.bashrc", "git push",
+            "git status",
+            "git pull --rebase",
+            "ls -la",
+            "cd ~/projects",
+            "code .",
+            "npm install",
+            "python3 -m venv .venv",
+            "source .venv/bin/activate",
+            "pip install -r requirements.txt",
+            "docker ps",
+            "make test",
+            "cargo build",
+            "htop",
+            "git log --oneline | head",
+            "ssh-add -l",
+            "kubectl get pods",
+            "git checkout -b fix-typo",
+            "pytest -x",
+            "grep -rn TODO src/",
+            "df -h",
+            "sudo apt update",
+            "vim ~/.bashrc",
+            "git push",
         ];
         let mut history = String::new();
         for _ in 0..(40 + r.below(80)) {
@@ -267,7 +306,11 @@ impl Identity {
             newest
         }
         // The workspace is the project in use today: its own times stay as they are.
-        let skip = root.join(self.work.trim_start_matches(&self.home).trim_start_matches('/'));
+        let skip = root.join(
+            self.work
+                .trim_start_matches(&self.home)
+                .trim_start_matches('/'),
+        );
         if let Some(t) = walk(self, &mut r, root, &skip) {
             set_times(root, t);
         }
@@ -351,10 +394,11 @@ mod tests {
         assert!(age(&tmp.path().join(".bashrc")) >= Duration::from_secs(86_400));
         assert!(age(&tmp.path().join(".cache")) >= Duration::from_secs(86_400));
         assert!(age(&work) < Duration::from_secs(3600));
-        let ages: std::collections::HashSet<u64> = [".bashrc", ".gitconfig", ".profile", ".bash_history"]
-            .iter()
-            .map(|f| age(&tmp.path().join(f)).as_secs() / 3600)
-            .collect();
+        let ages: std::collections::HashSet<u64> =
+            [".bashrc", ".gitconfig", ".profile", ".bash_history"]
+                .iter()
+                .map(|f| age(&tmp.path().join(f)).as_secs() / 3600)
+                .collect();
         assert!(ages.len() > 1, "file times must vary");
     }
 }

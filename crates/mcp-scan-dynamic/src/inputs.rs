@@ -38,8 +38,16 @@ impl Default for InputStyle {
 // Single words: a phrase pasted into a query string is a syntax error before any probe, which
 // would make a tool look like it always answers with SQL errors. No SQL keywords either.
 const WORDS: &[&str] = &[
-    "roadmap", "invoices", "kubernetes", "berlin", "offsite", "dataclass", "budget", "quarterly",
-    "onboarding", "groceries",
+    "roadmap",
+    "invoices",
+    "kubernetes",
+    "berlin",
+    "offsite",
+    "dataclass",
+    "budget",
+    "quarterly",
+    "onboarding",
+    "groceries",
 ];
 // Plain http: the sinks answer HTTP, not TLS, so a fetch gets an answer to act on.
 const URLS: &[&str] = &[
@@ -99,7 +107,11 @@ fn key_hint(key: &str) -> Option<Value> {
     if has("email") {
         return Some(json!(pick_or(
             "user@example.com",
-            &["maria.garcia@posteo.de", "j.novak@outlook.com", "sam.lee@fastmail.com"],
+            &[
+                "maria.garcia@posteo.de",
+                "j.novak@outlook.com",
+                "sam.lee@fastmail.com"
+            ],
             key
         )));
     }
@@ -280,7 +292,10 @@ pub fn valid_value(
                 return v;
             }
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let max = schema.get("maxLength").and_then(Value::as_u64).map(|m| m as usize);
+            let max = schema
+                .get("maxLength")
+                .and_then(Value::as_u64)
+                .map(|m| m as usize);
             let mut s = pick_word(key).to_string();
             if max.is_some_and(|m| s.len() > m) {
                 s = "hello".to_string();

@@ -205,7 +205,13 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         command: absolute_args(&opts.command)
             .into_iter()
             .enumerate()
-            .map(|(i, a)| if i == 0 { a } else { expand_home(&a, &persona.home) })
+            .map(|(i, a)| {
+                if i == 0 {
+                    a
+                } else {
+                    expand_home(&a, &persona.home)
+                }
+            })
             .collect(),
         env,
         limits: sandbox::Limits {
@@ -216,7 +222,11 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         home_files: persona
             .lived_in_files()
             .into_iter()
-            .chain(canaries.files().map(|(p, c)| (p.to_string(), c.to_string())))
+            .chain(
+                canaries
+                    .files()
+                    .map(|(p, c)| (p.to_string(), c.to_string())),
+            )
             .collect(),
         work_files: vec![(inputs::SAMPLE_FILE.into(), inputs::SAMPLE_CONTENT.into())],
         ipv6: opts.ipv6,
@@ -545,14 +555,20 @@ mod home_tests {
 
     #[test]
     fn home_placeholders_in_arguments_name_the_runs_home() {
-        assert_eq!(expand_home("~/workspace/db", "/home/ana"), "/home/ana/workspace/db");
+        assert_eq!(
+            expand_home("~/workspace/db", "/home/ana"),
+            "/home/ana/workspace/db"
+        );
         assert_eq!(expand_home("$HOME", "/home/ana"), "/home/ana");
         assert_eq!(
             expand_home("/home/sandbox/workspace", "/home/ana"),
             "/home/ana/workspace"
         );
         // Twins: other paths and look-alike prefixes stay as given.
-        assert_eq!(expand_home("/home/sandboxes/x", "/home/ana"), "/home/sandboxes/x");
+        assert_eq!(
+            expand_home("/home/sandboxes/x", "/home/ana"),
+            "/home/sandboxes/x"
+        );
         assert_eq!(expand_home("~user/x", "/home/ana"), "~user/x");
         assert_eq!(expand_home("/tmp/x", "/home/ana"), "/tmp/x");
     }
@@ -561,13 +577,18 @@ mod home_tests {
     fn the_runs_home_is_named_canonically_wherever_it_appears_in_a_path() {
         use crate::trace::Tracer;
         let mut p = trace::Strace::default().parser();
-        let line = r#"7 1.0 openat(AT_FDCWD, "/proc/self/root/home/ana/.ssh/id_rsa", O_RDONLY) = 3"#;
+        let line =
+            r#"7 1.0 openat(AT_FDCWD, "/proc/self/root/home/ana/.ssh/id_rsa", O_RDONLY) = 3"#;
         let mut e = p
             .feed(line)
             .iter()
             .find_map(events::from_record)
             .expect("event");
-        e.argv = Some(vec!["ls".into(), "/home/ana/workspace".into(), "/home/anabel".into()]);
+        e.argv = Some(vec![
+            "ls".into(),
+            "/home/ana/workspace".into(),
+            "/home/anabel".into(),
+        ]);
         canonical_home(&mut e, "/home/ana");
         assert_eq!(
             e.path.as_deref(),

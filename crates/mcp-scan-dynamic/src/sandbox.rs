@@ -757,17 +757,10 @@ impl Sandbox {
                 .filter(|p| Path::new(p).is_dir())
                 .map(|p| cstr(p))
                 .collect::<Result<_, _>>()?,
-            rw_again: [
-                home,
-                "/tmp",
-                "/var/tmp",
-                "/dev/shm",
-                "/dev",
-                "/proc",
-            ]
-            .iter()
-            .map(|p| cstr(p))
-            .collect::<Result<_, _>>()?,
+            rw_again: [home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/proc"]
+                .iter()
+                .map(|p| cstr(p))
+                .collect::<Result<_, _>>()?,
             root: cstr("/")?,
             work: cstr(&spec.identity.work)?,
             exe: cstr(&argv_strings[0])?,
@@ -939,8 +932,11 @@ fn write_outer_maps(
 ) -> Result<(), SandboxError> {
     let mut b = [0u8; 16];
     let n = loop {
-        match nix::sys::socket::recv(sock.as_raw_fd(), &mut b, nix::sys::socket::MsgFlags::empty())
-        {
+        match nix::sys::socket::recv(
+            sock.as_raw_fd(),
+            &mut b,
+            nix::sys::socket::MsgFlags::empty(),
+        ) {
             Ok(n) => break n,
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => {
@@ -976,13 +972,14 @@ fn write_outer_maps(
             )
         })?;
     }
-    nix::sys::socket::send(sock.as_raw_fd(), b"G", nix::sys::socket::MsgFlags::empty())
-        .map_err(|e| {
+    nix::sys::socket::send(sock.as_raw_fd(), b"G", nix::sys::socket::MsgFlags::empty()).map_err(
+        |e| {
             SandboxError::new(
                 format!("lost contact with the sandbox during setup: {e}"),
                 "re-run",
             )
-        })?;
+        },
+    )?;
     Ok(())
 }
 

@@ -608,7 +608,10 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
         .and_then(|c| c.arguments.as_ref())
         .and_then(|a| a.values().find_map(|v| v.as_str().map(str::to_string)))
         .expect("the valid call's URL");
-    assert!(egress.observation.contains(&valid_url), "{valid_url}\n{shown}");
+    assert!(
+        egress.observation.contains(&valid_url),
+        "{valid_url}\n{shown}"
+    );
     assert!(
         !egress.observation.contains("169.254.169.254")
             && egress
