@@ -710,18 +710,23 @@ impl Sandbox {
             .iter()
             .map(|(k, v)| cstr(&format!("{k}={v}")))
             .collect::<Result<_, _>>()?;
-        let full_maps = uid == 0 && gid == 0;
+        // Root maps the sandbox's ids like its own namespace maps them (identity over the same
+        // ranges): in the initial namespace that is every id. A namespace of one id (run under
+        // `unshare -r`) keeps the single map.
+        let mirror = match (uid, gid) {
+            (0, 0) => identity_map("/proc/self/uid_map").zip(identity_map("/proc/self/gid_map")),
+            _ => None,
+        };
+        let full_maps = mirror.is_some();
+        let (uid_map, gid_map) = mirror.unwrap_or_else(|| {
+            (
+                format!("0 {uid} 1\n").into_bytes(),
+                format!("0 {gid} 1\n").into_bytes(),
+            )
+        });
         let prep = Prepared {
-            uid_map: if full_maps {
-                b"0 0 4294967295\n".to_vec()
-            } else {
-                format!("0 {uid} 1\n").into_bytes()
-            },
-            gid_map: if full_maps {
-                b"0 0 4294967295\n".to_vec()
-            } else {
-                format!("0 {gid} 1\n").into_bytes()
-            },
+            uid_map,
+            gid_map,
             full_maps,
             net_cmds,
             ipv6: spec.ipv6,
@@ -922,6 +927,26 @@ impl Drop for Sandbox {
     }
 }
 
+/// `id id count` for every range `file` (our own id map) covers, when it covers more than one id.
+fn identity_map(file: &str) -> Option<Vec<u8>> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut out = String::new();
+    let mut total: u64 = 0;
+    for line in text.lines() {
+        let f: Vec<u64> = line
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let [inside, _, count] = f.as_slice() else {
+            return None;
+        };
+        out.push_str(&format!("{inside} {inside} {count}\n"));
+        total += count;
+    }
+    (total > 1).then(|| out.into_bytes())
+}
+
 /// Answers C1's request for its id maps: written from here, in the parent namespace, they may
 /// cover every id.
 fn write_outer_maps(
@@ -948,15 +973,7 @@ fn write_outer_maps(
         }
     };
     if n >= 6 && b[0] == b'E' {
-        let err = i32::from_le_bytes([b[2], b[3], b[4], b[5]]);
-        let step = STEPS.get(b[1] as usize).copied().unwrap_or("setup");
-        return Err(SandboxError::new(
-            format!(
-                "sandbox setup failed at {step}: {}",
-                std::io::Error::from_raw_os_error(err)
-            ),
-            "run as root on a kernel with user, mount, PID and network namespaces",
-        ));
+        return Err(step_error(&b));
     }
     if n != 1 || b[0] != b'U' {
         return Err(SandboxError::new(
@@ -981,6 +998,28 @@ fn write_outer_maps(
         },
     )?;
     Ok(())
+}
+
+/// The error a child reported (`[b'E', step, errno(4)]`), with what to do about it.
+fn step_error(buf: &[u8]) -> SandboxError {
+    let step = STEPS.get(buf[1] as usize).copied().unwrap_or("setup");
+    let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
+    let os = std::io::Error::from_raw_os_error(err);
+    let fix = match step {
+        "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
+            "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
+        }
+        "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
+            "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
+        }
+        "network setup (ip/nft)" => {
+            "install iproute2 and nftables (scripts/test-deps) and make sure the nf_tables and nft_nat modules can be loaded"
+        }
+        "execve" => "install strace (scripts/test-deps) and check the server command",
+        "make the filesystem read-only" => "a kernel with mount_setattr (5.12 or later) is needed",
+        _ => "run as root on a kernel with user, mount, PID and network namespaces",
+    };
+    SandboxError::new(format!("sandbox setup failed at {step}: {os}"), fix)
 }
 
 fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
@@ -1035,31 +1074,7 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
                 )),
             }
         }
-        b'E' if n >= 6 => {
-            let step = STEPS.get(buf[1] as usize).copied().unwrap_or("setup");
-            let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
-            let os = std::io::Error::from_raw_os_error(err);
-            let fix = match step {
-                "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
-                    "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
-                }
-                "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
-                    "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
-                }
-                "network setup (ip/nft)" => {
-                    "install iproute2 and nftables (scripts/test-deps) and make sure the nf_tables and nft_nat modules can be loaded"
-                }
-                "execve" => "install strace (scripts/test-deps) and check the server command",
-                "make the filesystem read-only" => {
-                    "a kernel with mount_setattr (5.12 or later) is needed"
-                }
-                _ => "run as root on a kernel with user, mount, PID and network namespaces",
-            };
-            Err(SandboxError::new(
-                format!("sandbox setup failed at {step}: {os}"),
-                fix,
-            ))
-        }
+        b'E' if n >= 6 => Err(step_error(&buf)),
         _ => Err(SandboxError::new(
             "sandbox sent an unknown status",
             "re-run",
@@ -1394,8 +1409,8 @@ fn c2_main(
                 libc::close(pfd[1]);
                 let mut b = [0u8];
                 let ok = libc::read(pfd[0], b.as_mut_ptr().cast(), 1) == 1
-                    && write_file(b"/proc/1/uid_map\0", b"0 0 4294967295\n")
-                    && write_file(b"/proc/1/gid_map\0", b"0 0 4294967295\n");
+                    && write_file(b"/proc/1/uid_map\0", &p.uid_map)
+                    && write_file(b"/proc/1/gid_map\0", &p.gid_map);
                 libc::_exit(if ok { 0 } else { 1 });
             }
             libc::close(pfd[0]);
