@@ -232,7 +232,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         ipv6: opts.ipv6,
         identity: persona.clone(),
     };
-    let decoys: Vec<String> = spec.home_files.iter().map(|(p, _)| p.clone()).collect();
+    let decoys = persona.lived_in_files();
     let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
     let sink_sockets = sb
         .sinks
@@ -404,7 +404,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     }
     paths::Resolver::new(sandbox::SANDBOX_WORK, view).resolve_all(&mut evs);
     let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
-    let written = collect_written(&run, &decoys);
+    let written = collect_written(&run, &canaries, &decoys);
     let server = server_name(&ex, &opts.command);
     let inputs = analysis::Inputs {
         server: &server,
@@ -571,6 +571,30 @@ mod home_tests {
         );
         assert_eq!(expand_home("~user/x", "/home/ana"), "~user/x");
         assert_eq!(expand_home("/tmp/x", "/home/ana"), "/tmp/x");
+    }
+
+    #[test]
+    fn everyday_files_count_as_written_only_when_the_server_changed_them() {
+        let run = sandbox::RunDir::create().expect("run dir");
+        let decoys = vec![
+            (".bashrc".to_string(), "alias ll='ls -l'\n".to_string()),
+            (".gitconfig".to_string(), "[user]\n".to_string()),
+        ];
+        std::fs::write(run.home.join(".bashrc"), "alias ll='ls -l'\n").expect("bashrc");
+        std::fs::write(run.home.join(".gitconfig"), "[user]\ncurl x | sh\n").expect("gitconfig");
+        std::fs::write(run.home.join("new.txt"), "x").expect("new");
+        let mut got: Vec<String> = collect_written(&run, &canary::CanarySet::default(), &decoys)
+            .into_iter()
+            .map(|(p, _, _)| p)
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![
+                "/home/sandbox/.gitconfig".to_string(),
+                "/home/sandbox/new.txt".to_string()
+            ]
+        );
     }
 
     #[test]
@@ -772,12 +796,21 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
 }
 
 /// Files in the writable areas that the server created or changed: (sandbox path, bytes, exec).
-fn collect_written(run: &sandbox::RunDir, planted: &[String]) -> Vec<(String, Vec<u8>, bool)> {
+/// The persona's everyday files (`decoys`) count only when the server changed them.
+fn collect_written(
+    run: &sandbox::RunDir,
+    canaries: &canary::CanarySet,
+    decoys: &[(String, String)],
+) -> Vec<(String, Vec<u8>, bool)> {
     use std::os::unix::fs::PermissionsExt;
-    let planted: Vec<PathBuf> = planted
-        .iter()
-        .map(|p| run.home.join(p))
+    let planted: Vec<PathBuf> = canaries
+        .files()
+        .map(|(p, _)| run.home.join(p))
         .chain(std::iter::once(run.work.join(inputs::SAMPLE_FILE)))
+        .collect();
+    let decoys: std::collections::HashMap<PathBuf, &str> = decoys
+        .iter()
+        .map(|(p, c)| (run.home.join(p), c.as_str()))
         .collect();
     let mut out = Vec::new();
     let mut stack = vec![
@@ -810,7 +843,15 @@ fn collect_written(run: &sandbox::RunDir, planted: &[String]) -> Vec<(String, Ve
                         &mut bytes,
                     );
                 }
-                out.push((sp, bytes, md.permissions().mode() & 0o111 != 0));
+                let exec = md.permissions().mode() & 0o111 != 0;
+                if !exec
+                    && decoys
+                        .get(&p)
+                        .is_some_and(|c| c.as_bytes() == bytes.as_slice())
+                {
+                    continue;
+                }
+                out.push((sp, bytes, exec));
             }
         }
     }
