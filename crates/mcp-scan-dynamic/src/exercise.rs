@@ -177,9 +177,11 @@ impl Pacing {
     pub fn gap(&mut self) -> Duration {
         self.between(22, 40)
     }
-    /// Before a probe (the server is already judged dormant or not by then).
+    /// Before a probe: none. Probes are attack-shaped anyway (a dormant server has judged the
+    /// valid calls by then), and spreading them would only stretch the call windows that
+    /// background activity is told apart from.
     pub fn probe_gap(&mut self) -> Duration {
-        self.between(1, 4)
+        Duration::ZERO
     }
     /// Before soak round `n` (1-based): growing delays, so triggers set on minutes fire.
     pub fn soak_delay(&mut self, n: u32) -> Duration {
@@ -392,7 +394,9 @@ where
                 } else {
                     p.probe_gap()
                 };
-                tokio::time::sleep(d).await;
+                if !d.is_zero() {
+                    tokio::time::sleep(d).await;
+                }
             }
             let mut rec = CallRecord {
                 target: Target::Tool,
