@@ -66,9 +66,9 @@ run duckdb 0 "" -- "$mcp1/mcp-server-duckdb" --db-path /home/sandbox/workspace/t
 run cli 0 "" --env ALLOWED_DIR=/home/sandbox/workspace --env ALLOWED_COMMANDS=all --env ALLOWED_FLAGS=all \
   -- "$mcp1/cli-mcp-server"
 # The workspace starts empty: git init it at startup (as a user's checkout would be), then serve it.
-run git 0 "" -- "$more/python" -c 'import subprocess, sys
-subprocess.run(["git", "init", "-q", "/home/sandbox/workspace"], check=True)
-sys.argv = ["mcp-server-git", "--repository", "/home/sandbox/workspace"]
+run git 0 "" -- "$more/python" -c 'import os, subprocess, sys
+subprocess.run(["git", "init", "-q"], check=True)
+sys.argv = ["mcp-server-git", "--repository", os.getcwd()]
 from mcp_server_git import main
 main()'
 # True observations: get-env returns the environment (canary tokens included); the gzip tool

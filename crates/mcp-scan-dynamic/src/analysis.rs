@@ -88,7 +88,7 @@ pub struct Inputs<'a> {
 }
 
 /// The entity a phase belongs to.
-fn entity_of(inp: &Inputs, phase: &Phase) -> ToolRef {
+pub(crate) fn entity_of(inp: &Inputs, phase: &Phase) -> ToolRef {
     match phase.call() {
         Some(i) => {
             let c = &inp.exercise.calls[i];
@@ -238,7 +238,7 @@ fn syscall_ip(line: &str) -> Option<&str> {
         .and_then(|r| r.split('"').next())
 }
 
-fn syscall_ev(e: &Event) -> Evidence {
+pub(crate) fn syscall_ev(e: &Event) -> Evidence {
     let mut line = e.raw.clone();
     if line.len() > 600 {
         let mut cut = 600;
@@ -322,7 +322,7 @@ impl Acc {
 
 /// A finding of `rule` on `target`: title, taxonomy, default severity and confidence from the
 /// rule's file in `rules/runtime/`, the declared text from the manifest.
-fn finding(
+pub(crate) fn finding(
     inp: &Inputs,
     rule: RuleId,
     target: &ToolRef,

@@ -105,6 +105,10 @@ pub struct Event {
     /// The descriptor a call acts on (fchmod, fchdir).
     #[serde(skip)]
     pub fd: Option<i64>,
+    /// Spawn: the child's pid in the parent's own PID namespace (what it names in /proc), when
+    /// that is not the tracer's.
+    #[serde(skip)]
+    pub child_local: Option<u32>,
 }
 
 impl Event {
@@ -137,6 +141,7 @@ impl Event {
             dirfd: None,
             target_dirfd: None,
             fd: None,
+            child_local: None,
         }
     }
 
@@ -450,6 +455,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
         "clone" | "clone3" | "fork" | "vfork" => {
             let mut e = Event::new(s, EventKind::Spawn);
             e.child = s.ret.filter(|r| *r > 0).and_then(|r| u32::try_from(r).ok());
+            e.child_local = s.ret_local.and_then(|r| u32::try_from(r).ok());
             e.thread = a.first().is_some_and(|f| f.contains("CLONE_THREAD"));
             e.flags = a.first().cloned();
             e

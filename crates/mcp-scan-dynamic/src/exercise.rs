@@ -81,6 +81,115 @@ pub struct Exercise {
     pub notes: Vec<String>,
 }
 
+/// The MCP client the scanner introduces itself as (`clientInfo` and capabilities of
+/// `initialize`): a server that sees a scanner library's name can stay dormant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientProfile {
+    pub name: String,
+    pub version: String,
+    pub title: Option<String>,
+    /// `capabilities` of the initialize request, as JSON.
+    pub capabilities: Value,
+}
+
+impl Default for ClientProfile {
+    fn default() -> Self {
+        Self::named("claude-desktop").unwrap_or_else(|| ClientProfile {
+            name: "claude-ai".into(),
+            version: "0.1.0".into(),
+            title: None,
+            capabilities: serde_json::json!({}),
+        })
+    }
+}
+
+impl ClientProfile {
+    /// The names `--client` accepts.
+    pub const NAMES: &'static [&'static str] =
+        &["claude-desktop", "claude-code", "cursor", "vscode"];
+
+    /// What common clients send (as they introduce themselves in their initialize requests).
+    pub fn named(name: &str) -> Option<Self> {
+        let (n, v, t, caps) = match name {
+            "claude-desktop" => ("claude-ai", "0.1.0", None, serde_json::json!({})),
+            "claude-code" => (
+                "claude-code",
+                "2.0.14",
+                None,
+                serde_json::json!({"roots": {}}),
+            ),
+            "cursor" => (
+                "cursor-vscode",
+                "1.0.0",
+                None,
+                serde_json::json!({"roots": {"listChanged": false}}),
+            ),
+            "vscode" => (
+                "Visual Studio Code",
+                "1.104.1",
+                None,
+                serde_json::json!({"roots": {"listChanged": true}}),
+            ),
+            _ => return None,
+        };
+        Some(ClientProfile {
+            name: n.into(),
+            version: v.into(),
+            title: t,
+            capabilities: caps,
+        })
+    }
+
+    fn client_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = serde_json::json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": self.capabilities,
+            "clientInfo": {"name": self.name, "version": self.version},
+        });
+        if let Some(t) = &self.title {
+            info["clientInfo"]["title"] = Value::String(t.clone());
+        }
+        serde_json::from_value(info).unwrap_or_default()
+    }
+}
+
+/// Gaps between requests: a person and a model take time between listing the tools and the first
+/// call, and between calls; a scanner firing everything within 50 ms is easy to recognise.
+#[derive(Debug, Clone)]
+pub struct Pacing {
+    rng: crate::identity::Rng,
+}
+
+impl Pacing {
+    pub fn new(seed: u64) -> Self {
+        Pacing {
+            rng: crate::identity::Rng::new(seed ^ 0x7ace),
+        }
+    }
+    fn between(&mut self, lo_ms: u64, hi_ms: u64) -> Duration {
+        Duration::from_millis(lo_ms + self.rng.below(hi_ms.saturating_sub(lo_ms).max(1)))
+    }
+    /// Before the first call (the model reading the tool list).
+    pub fn think(&mut self) -> Duration {
+        self.between(60, 120)
+    }
+    /// Before a valid call.
+    pub fn gap(&mut self) -> Duration {
+        self.between(22, 40)
+    }
+    /// Before a probe: none. Probes are attack-shaped anyway (a dormant server has judged the
+    /// valid calls by then), and spreading them would only stretch the call windows that
+    /// background activity is told apart from.
+    pub fn probe_gap(&mut self) -> Duration {
+        Duration::ZERO
+    }
+    /// Before soak round `n` (1-based): growing delays, so triggers set on minutes fire.
+    pub fn soak_delay(&mut self, n: u32) -> Duration {
+        let base = 1000u64 << n.min(6);
+        self.between(base / 2, base)
+    }
+}
+
 pub struct ExerciseConfig {
     pub timeout: Duration,
     /// Time allowed for the server to start and answer initialize.
@@ -89,6 +198,12 @@ pub struct ExerciseConfig {
     pub probes: Vec<Probe>,
     /// Marker prefix unique to this run.
     pub marker_prefix: String,
+    pub client: ClientProfile,
+    pub style: inputs::InputStyle,
+    /// `None` sends requests back to back.
+    pub pacing: Option<Pacing>,
+    /// Call the tools again after delays until this much time has passed (zero: off).
+    pub soak: Duration,
 }
 
 const MAX_RESPONSE: usize = 512 * 1024;
@@ -158,7 +273,13 @@ where
 {
     let mut ex = Exercise::default();
     let t = cfg.timeout;
-    let client = match tokio::time::timeout(cfg.startup_timeout, ().serve(transport)).await {
+    let mut pacing = cfg.pacing.clone();
+    let client = match tokio::time::timeout(
+        cfg.startup_timeout,
+        cfg.client.client_info().serve(transport),
+    )
+    .await
+    {
         Ok(Ok(c)) => c,
         Ok(Err(e)) => {
             ex.aborted = Some(format!("initialize failed: {e}"));
@@ -245,9 +366,15 @@ where
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let mut inputs: Vec<CallInput> = inputs::synthesize(&schema, &cfg.probes, &|i| {
-            format!("{}{}x{}", cfg.marker_prefix, seq, i)
-        });
+        let mut inputs: Vec<CallInput> =
+            inputs::synthesize_with(&schema, &cfg.probes, &cfg.style, &|i| {
+                format!(
+                    "{}{}{}",
+                    cfg.marker_prefix,
+                    seq,
+                    (b'a' + (i % 26) as u8) as char
+                )
+            });
         seq += 1;
         // More valid calls before the probes, so behaviour that waits for the Nth call shows.
         let valid = inputs[0].clone();
@@ -257,6 +384,19 @@ where
         for (i, input) in inputs.into_iter().enumerate() {
             if ex.aborted.is_some() {
                 break 'tools;
+            }
+            if let Some(p) = pacing.as_mut() {
+                let first = ex.calls.is_empty();
+                let d = if first {
+                    p.think()
+                } else if input.probe_kind.is_none() {
+                    p.gap()
+                } else {
+                    p.probe_gap()
+                };
+                if !d.is_zero() {
+                    tokio::time::sleep(d).await;
+                }
             }
             let mut rec = CallRecord {
                 target: Target::Tool,
@@ -304,6 +444,82 @@ where
                     ex.aborted = Some(format!("the server died during a call to `{name}`"));
                 }
                 continue 'tools;
+            }
+        }
+    }
+    // Soak: the valid calls again after growing delays, for time bombs and Nth-call triggers.
+    if !cfg.soak.is_zero() && ex.aborted.is_none() {
+        let until = std::time::Instant::now() + cfg.soak;
+        let mut round = 0u32;
+        'soak: loop {
+            round += 1;
+            let delay = pacing
+                .as_mut()
+                .map_or(Duration::from_secs(1) * round.min(30), |p| {
+                    p.soak_delay(round)
+                });
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(delay.min(left)).await;
+            if std::time::Instant::now() >= until {
+                break;
+            }
+            for tool in &tools {
+                let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let Some(valid) = ex
+                    .calls
+                    .iter()
+                    .find(|c| c.target == Target::Tool && c.name == name && c.label == "valid")
+                    .cloned()
+                else {
+                    continue;
+                };
+                if ex.calls.iter().any(|c| c.name == name && c.timed_out) {
+                    continue;
+                }
+                let n = ex.calls.iter().filter(|c| c.name == name).count() as u32 + 1;
+                let mut rec = CallRecord {
+                    n,
+                    // A repeat of the valid call: what it does that the first did not is MCPS-R011.
+                    label: "valid".into(),
+                    start: now(),
+                    end: 0.0,
+                    response: String::new(),
+                    is_error: false,
+                    timed_out: false,
+                    failure: None,
+                    ..valid
+                };
+                let params = CallToolRequestParams::new(name.to_string())
+                    .with_arguments(rec.arguments.clone().unwrap_or_default());
+                match tokio::time::timeout(t, peer.call_tool(params)).await {
+                    Ok(Ok(res)) => {
+                        let v = serde_json::to_value(&res).unwrap_or(Value::Null);
+                        rec.is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                        rec.response = response_text(&v);
+                    }
+                    Ok(Err(e)) => {
+                        let msg = e.to_string();
+                        rec.failure = Some(msg.clone());
+                        if !alive() || msg.contains("closed") || msg.contains("Transport") {
+                            ex.aborted =
+                                Some(format!("the server stopped during {}: {msg}", rec.phase()));
+                        }
+                    }
+                    Err(_) => {
+                        rec.timed_out = true;
+                        rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
+                    }
+                }
+                rec.end = now();
+                ex.calls.push(rec);
+                if ex.aborted.is_some() {
+                    break 'soak;
+                }
             }
         }
     }

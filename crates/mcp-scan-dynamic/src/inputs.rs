@@ -10,6 +10,77 @@ use serde_json::{Map, Value, json};
 pub const SAMPLE_FILE: &str = "notes.txt";
 pub const SAMPLE_CONTENT: &str = "meeting notes: ship the release on friday\n";
 
+/// Words probe markers start with: a marker must be unique and found again in an `execve`, but
+/// a fixed literal (`mcpscanprobe…`) is a scanner's signature a server can wait for.
+pub const MARKER_WORDS: &[&str] = &[
+    "invoice", "report", "backup", "sync", "draft", "export", "summary", "ledger", "notes",
+    "archive", "budget", "photos", "release", "meeting",
+];
+
+/// How valid values look in one run: paths under the run's workspace, and plausible strings
+/// picked from the seed (not the same `hello` and `example.com` every run).
+#[derive(Debug, Clone)]
+pub struct InputStyle {
+    /// The workspace as the server sees it.
+    pub work: String,
+    pub seed: u64,
+}
+
+impl Default for InputStyle {
+    fn default() -> Self {
+        InputStyle {
+            work: SANDBOX_WORK.to_string(),
+            seed: 0,
+        }
+    }
+}
+
+// Single words: a phrase pasted into a query string is a syntax error before any probe, which
+// would make a tool look like it always answers with SQL errors. No SQL keywords either.
+const WORDS: &[&str] = &[
+    "roadmap",
+    "invoices",
+    "kubernetes",
+    "berlin",
+    "offsite",
+    "dataclass",
+    "budget",
+    "quarterly",
+    "onboarding",
+    "groceries",
+];
+// Plain http: the sinks answer HTTP, not TLS, so a fetch gets an answer to act on.
+const URLS: &[&str] = &[
+    "http://docs.python.org/3/library/json.html",
+    "http://en.wikipedia.org/wiki/Model_Context_Protocol",
+    "http://github.com/rust-lang/rust/blob/master/README.md",
+    "http://news.ycombinator.com/",
+    "http://developer.mozilla.org/en-US/docs/Web/HTTP",
+];
+const HOSTS: &[&str] = &["github.com", "docs.python.org", "wikipedia.org", "pypi.org"];
+const FILES: &[&str] = &["notes.txt"];
+
+thread_local! {
+    static STYLE: std::cell::RefCell<(InputStyle, u64)> =
+        std::cell::RefCell::new((InputStyle::default(), 0));
+}
+
+/// The n-th plausible pick of `items` for the current style (fixed per run and key).
+fn pick(items: &[&'static str], key: &str) -> &'static str {
+    STYLE.with(|s| {
+        let s = s.borrow();
+        let h = key
+            .bytes()
+            .fold(s.0.seed ^ s.1, |h, b| h.rotate_left(5) ^ u64::from(b));
+        let mut r = crate::identity::Rng::new(h);
+        *r.pick(items)
+    })
+}
+
+fn work_dir() -> String {
+    STYLE.with(|s| s.borrow().0.work.clone())
+}
+
 /// One set of arguments to call a tool with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallInput {
@@ -25,25 +96,33 @@ fn key_hint(key: &str) -> Option<Value> {
     let k = key.to_ascii_lowercase();
     let has = |w: &str| k.contains(w);
     if has("url") || has("uri") || has("endpoint") || has("link") || has("website") {
-        return Some(json!("http://example.com/"));
+        return Some(json!(pick_url(key)));
     }
     if has("path") || has("file") || k == "filename" {
-        return Some(json!(format!("{SANDBOX_WORK}/{SAMPLE_FILE}")));
+        return Some(json!(format!("{}/{}", work_dir(), pick(FILES, key))));
     }
     if has("dir") || has("folder") || k == "root" {
-        return Some(json!(SANDBOX_WORK));
+        return Some(json!(work_dir()));
     }
     if has("email") {
-        return Some(json!("user@example.com"));
+        return Some(json!(pick_or(
+            "user@example.com",
+            &[
+                "maria.garcia@posteo.de",
+                "j.novak@outlook.com",
+                "sam.lee@fastmail.com"
+            ],
+            key
+        )));
     }
     if has("timezone") || k == "tz" {
         return Some(json!("UTC"));
     }
     if has("host") || has("domain") {
-        return Some(json!("example.com"));
+        return Some(json!(pick_host(key)));
     }
     if has("query") || has("search") || k == "q" {
-        return Some(json!("hello"));
+        return Some(json!(pick_word(key)));
     }
     if has("command") || k == "cmd" {
         return Some(json!("echo hello"));
@@ -60,9 +139,30 @@ fn key_hint(key: &str) -> Option<Value> {
     None
 }
 
+/// The stock value for the unseeded style (tests, remote listings); a pick of `seeded` else.
+fn pick_or(stock: &'static str, seeded: &[&'static str], key: &str) -> &'static str {
+    if STYLE.with(|s| s.borrow().0.seed == 0) {
+        stock
+    } else {
+        pick(seeded, key)
+    }
+}
+
+fn pick_url(key: &str) -> &'static str {
+    pick_or("http://example.com/", URLS, key)
+}
+
+fn pick_host(key: &str) -> &'static str {
+    pick_or("example.com", HOSTS, key)
+}
+
+fn pick_word(key: &str) -> &'static str {
+    pick_or("hello", WORDS, key)
+}
+
 fn format_value(format: &str) -> Option<Value> {
     Some(match format {
-        "uri" | "url" | "iri" | "uri-reference" => json!("http://example.com/"),
+        "uri" | "url" | "iri" | "uri-reference" => json!(pick_url(format)),
         "email" => json!("user@example.com"),
         "date" => json!("2024-01-15"),
         "date-time" => json!("2024-01-15T12:00:00Z"),
@@ -192,7 +292,14 @@ pub fn valid_value(
                 return v;
             }
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let mut s = "hello".to_string();
+            let max = schema
+                .get("maxLength")
+                .and_then(Value::as_u64)
+                .map(|m| m as usize);
+            let mut s = pick_word(key).to_string();
+            if max.is_some_and(|m| s.len() > m) {
+                s = "hello".to_string();
+            }
             while s.len() < min {
                 s.push('x');
             }
@@ -221,6 +328,24 @@ fn valid_object(
 fn is_string(schema: &Map<String, Value>, root: &Map<String, Value>) -> bool {
     let s = resolve(schema, root);
     schema_type(s).is_none_or(|t| t == "string") && !s.contains_key("enum")
+}
+
+/// [`synthesize`] with values in `style` (the run's workspace and plausible picks).
+pub fn synthesize_with(
+    input_schema: &Map<String, Value>,
+    probes: &[Probe],
+    style: &InputStyle,
+    marker: &dyn Fn(usize) -> String,
+) -> Vec<CallInput> {
+    // Each tool gets its own picks: the salt is the schema's text.
+    let salt = serde_json::to_string(input_schema)
+        .unwrap_or_default()
+        .bytes()
+        .fold(0u64, |h, b| h.rotate_left(7) ^ u64::from(b));
+    let prev = STYLE.with(|s| s.replace((style.clone(), salt)));
+    let out = synthesize(input_schema, probes, marker);
+    STYLE.with(|s| s.replace(prev));
+    out
 }
 
 /// The valid call, then one call per probe with the probe in every string argument.

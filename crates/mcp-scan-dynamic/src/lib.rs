@@ -4,8 +4,10 @@
 
 pub mod analysis;
 pub mod canary;
+pub mod detect;
 pub mod events;
 pub mod exercise;
+pub mod identity;
 pub mod inputs;
 pub mod paths;
 pub mod pins;
@@ -64,6 +66,17 @@ pub struct DynamicOptions {
     pub ipv6: bool,
     /// Trace bytes kept; a run that traces more is analysed up to here and reported INCOMPLETE.
     pub max_trace_bytes: usize,
+    /// Seed of the persona (user, hostname, HOME, file times, secrets, inputs); `None` picks one.
+    pub seed: Option<u64>,
+    /// How many secret variables the environment holds.
+    pub secrets: identity::SecretEnv,
+    /// The client the scanner introduces itself as.
+    pub client: exercise::ClientProfile,
+    /// After the session, call the tools again after growing delays until this much time has
+    /// passed (time bombs, Nth-call triggers); zero is off.
+    pub soak: Duration,
+    /// Spread calls over time like a client driven by a person and a model.
+    pub pacing: bool,
 }
 
 impl DynamicOptions {
@@ -83,6 +96,11 @@ impl DynamicOptions {
             linger: Duration::from_millis(700),
             ipv6: true,
             max_trace_bytes: MAX_TRACE_BYTES,
+            seed: None,
+            secrets: identity::SecretEnv::Few,
+            client: exercise::ClientProfile::default(),
+            soak: Duration::ZERO,
+            pacing: true,
         }
     }
 }
@@ -152,42 +170,69 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
     let run =
         sandbox::RunDir::create().map_err(|e| io("cannot create the sandbox directory", e))?;
+    let seed = opts.seed.unwrap_or_else(identity::random_seed);
+    let secret_names: Vec<String> = rules.canary_env.iter().map(|(n, _)| n.clone()).collect();
+    let persona = identity::Identity::generate(seed, &secret_names, opts.secrets);
+    let host_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env: Vec<(String, String)> = vec![
         (
             "PATH".into(),
-            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+            format!("{}/.local/bin:{host_path}", persona.home),
         ),
         (
             "LANG".into(),
-            std::env::var("LANG").unwrap_or_else(|_| "C.UTF-8".into()),
+            std::env::var("LANG")
+                .ok()
+                .filter(|l| l != "C" && l != "POSIX")
+                .unwrap_or_else(|| "en_US.UTF-8".into()),
         ),
-        ("HOME".into(), sandbox::SANDBOX_HOME.into()),
-        ("USER".into(), "sandbox".into()),
-        ("TMPDIR".into(), "/tmp".into()),
     ];
-    env.extend(canaries.env());
+    env.extend(persona.session_env());
+    env.extend(
+        canaries
+            .env()
+            .into_iter()
+            .filter(|(k, _)| persona.secret_vars.contains(k)),
+    );
     for (k, v) in &opts.env {
         env.retain(|(x, _)| x != k);
-        env.push((k.clone(), v.clone()));
+        env.push((k.clone(), expand_home(v, &persona.home)));
     }
     let tracer: Option<Arc<dyn trace::Tracer>> = opts
         .traced
         .then(|| Arc::new(trace::Strace::default()) as Arc<dyn trace::Tracer>);
     let spec = sandbox::SandboxSpec {
-        command: absolute_args(&opts.command),
+        command: absolute_args(&opts.command)
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if i == 0 {
+                    a
+                } else {
+                    expand_home(&a, &persona.home)
+                }
+            })
+            .collect(),
         env,
         limits: sandbox::Limits {
             cpu_seconds: (opts.timeout.as_secs() * 4 + opts.startup_timeout.as_secs()).max(30),
             ..sandbox::Limits::default()
         },
         tracer: tracer.clone(),
-        home_files: canaries
-            .files()
-            .map(|(p, c)| (p.to_string(), c.to_string()))
+        home_files: persona
+            .lived_in_files()
+            .into_iter()
+            .chain(
+                canaries
+                    .files()
+                    .map(|(p, c)| (p.to_string(), c.to_string())),
+            )
             .collect(),
         work_files: vec![(inputs::SAMPLE_FILE.into(), inputs::SAMPLE_CONTENT.into())],
         ipv6: opts.ipv6,
+        identity: persona.clone(),
     };
+    let decoys = persona.lived_in_files();
     let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
     let sink_sockets = sb
         .sinks
@@ -260,7 +305,16 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         .enable_all()
         .build()
         .map_err(|e| io("cannot start the async runtime", e))?;
-    let marker_prefix = format!("mcpscanprobe{}", &canaries.canaries[0].token[..8]);
+    // Markers look like data (a word and a few hex digits), different every run: a fixed
+    // literal is a probe's signature.
+    let marker_prefix = {
+        let mut r = identity::Rng::new(seed ^ 0x3a4c);
+        format!(
+            "{}{}",
+            r.pick(inputs::MARKER_WORDS),
+            &canaries.canaries[0].token[..6]
+        )
+    };
     let cfg = exercise::ExerciseConfig {
         timeout: opts.timeout,
         startup_timeout: opts.startup_timeout,
@@ -271,6 +325,13 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
             Vec::new()
         },
         marker_prefix,
+        client: opts.client.clone(),
+        style: inputs::InputStyle {
+            work: persona.work.clone(),
+            seed,
+        },
+        pacing: opts.pacing.then(|| exercise::Pacing::new(seed)),
+        soak: opts.soak,
     };
     let stdin = sb.stdin.take();
     let stdout = sb.stdout.take();
@@ -339,10 +400,11 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     let mut evs: Vec<events::Event> = records.iter().filter_map(events::from_record).collect();
     for (i, e) in evs.iter_mut().enumerate() {
         e.seq = i as u64 + 1;
+        canonical_home(e, &persona.home);
     }
     paths::Resolver::new(sandbox::SANDBOX_WORK, view).resolve_all(&mut evs);
     let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
-    let written = collect_written(&run, &canaries);
+    let written = collect_written(&run, &canaries, &decoys);
     let server = server_name(&ex, &opts.command);
     let inputs = analysis::Inputs {
         server: &server,
@@ -355,6 +417,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         written_files: &written,
     };
     let mut findings = analysis::findings(&inputs);
+    findings.extend(detect::sandbox_probes(&inputs));
     if let Some(dir) = &opts.pin_dir
         && ex.aborted.is_none()
         && !ex.tools.is_empty()
@@ -434,6 +497,136 @@ fn mark_incomplete(report: &mut Report, why: &str, also: impl Fn(&str) -> bool) 
         column: None,
         message: why.into(),
     });
+}
+
+/// HOME changes every run, so a server argument or `--env` value names it as `~`, `$HOME` or the
+/// canonical `/home/sandbox` (the fixed HOME of earlier versions), each rewritten to the run's.
+fn expand_home(v: &str, home: &str) -> String {
+    for prefix in ["~", "$HOME", sandbox::SANDBOX_HOME] {
+        if let Some(rest) = v.strip_prefix(prefix)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{home}{rest}");
+        }
+    }
+    v.to_string()
+}
+
+/// The analysis names HOME by one canonical path whatever the run's persona: every place the
+/// run's HOME appears in a path is rewritten to [`sandbox::SANDBOX_HOME`] (the raw line keeps
+/// what the server did).
+fn canonical_home(e: &mut events::Event, home: &str) {
+    if home == sandbox::SANDBOX_HOME {
+        return;
+    }
+    let fix = |s: &mut String| {
+        if !s.contains(home) {
+            return;
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s.as_str();
+        while let Some(i) = rest.find(home) {
+            let after = &rest[i + home.len()..];
+            out.push_str(&rest[..i]);
+            if after.is_empty() || after.starts_with('/') {
+                out.push_str(sandbox::SANDBOX_HOME);
+            } else {
+                out.push_str(home);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        *s = out;
+    };
+    for f in [&mut e.path, &mut e.resolved, &mut e.target, &mut e.address]
+        .into_iter()
+        .flatten()
+    {
+        fix(f);
+    }
+    for a in e.argv.iter_mut().flatten() {
+        fix(a);
+    }
+}
+
+#[cfg(test)]
+mod home_tests {
+    use super::*;
+
+    #[test]
+    fn home_placeholders_in_arguments_name_the_runs_home() {
+        assert_eq!(
+            expand_home("~/workspace/db", "/home/ana"),
+            "/home/ana/workspace/db"
+        );
+        assert_eq!(expand_home("$HOME", "/home/ana"), "/home/ana");
+        assert_eq!(
+            expand_home("/home/sandbox/workspace", "/home/ana"),
+            "/home/ana/workspace"
+        );
+        // Twins: other paths and look-alike prefixes stay as given.
+        assert_eq!(
+            expand_home("/home/sandboxes/x", "/home/ana"),
+            "/home/sandboxes/x"
+        );
+        assert_eq!(expand_home("~user/x", "/home/ana"), "~user/x");
+        assert_eq!(expand_home("/tmp/x", "/home/ana"), "/tmp/x");
+    }
+
+    #[test]
+    fn everyday_files_count_as_written_only_when_the_server_changed_them() {
+        let run = sandbox::RunDir::create().expect("run dir");
+        let decoys = vec![
+            (".bashrc".to_string(), "alias ll='ls -l'\n".to_string()),
+            (".gitconfig".to_string(), "[user]\n".to_string()),
+        ];
+        std::fs::write(run.home.join(".bashrc"), "alias ll='ls -l'\n").expect("bashrc");
+        std::fs::write(run.home.join(".gitconfig"), "[user]\ncurl x | sh\n").expect("gitconfig");
+        std::fs::write(run.home.join("new.txt"), "x").expect("new");
+        let mut got: Vec<String> = collect_written(&run, &canary::CanarySet::default(), &decoys)
+            .into_iter()
+            .map(|(p, _, _)| p)
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            vec![
+                "/home/sandbox/.gitconfig".to_string(),
+                "/home/sandbox/new.txt".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn the_runs_home_is_named_canonically_wherever_it_appears_in_a_path() {
+        use crate::trace::Tracer;
+        let mut p = trace::Strace::default().parser();
+        let line =
+            r#"7 1.0 openat(AT_FDCWD, "/proc/self/root/home/ana/.ssh/id_rsa", O_RDONLY) = 3"#;
+        let mut e = p
+            .feed(line)
+            .iter()
+            .find_map(events::from_record)
+            .expect("event");
+        e.argv = Some(vec![
+            "ls".into(),
+            "/home/ana/workspace".into(),
+            "/home/anabel".into(),
+        ]);
+        canonical_home(&mut e, "/home/ana");
+        assert_eq!(
+            e.path.as_deref(),
+            Some("/proc/self/root/home/sandbox/.ssh/id_rsa")
+        );
+        assert_eq!(
+            e.argv,
+            Some(vec![
+                "ls".into(),
+                "/home/sandbox/workspace".into(),
+                "/home/anabel".into()
+            ])
+        );
+    }
 }
 
 /// The server runs in the sandbox workspace, so relative paths that exist on the host (the
@@ -522,6 +715,10 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
         valid_calls: 0,
         probes: Vec::new(),
         marker_prefix: String::new(),
+        client: exercise::ClientProfile::default(),
+        style: inputs::InputStyle::default(),
+        pacing: None,
+        soak: Duration::ZERO,
     };
     let ex = rt.block_on(async {
         match opts.transport {
@@ -599,15 +796,21 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
 }
 
 /// Files in the writable areas that the server created or changed: (sandbox path, bytes, exec).
+/// The persona's everyday files (`decoys`) count only when the server changed them.
 fn collect_written(
     run: &sandbox::RunDir,
     canaries: &canary::CanarySet,
+    decoys: &[(String, String)],
 ) -> Vec<(String, Vec<u8>, bool)> {
     use std::os::unix::fs::PermissionsExt;
     let planted: Vec<PathBuf> = canaries
         .files()
         .map(|(p, _)| run.home.join(p))
         .chain(std::iter::once(run.work.join(inputs::SAMPLE_FILE)))
+        .collect();
+    let decoys: std::collections::HashMap<PathBuf, &str> = decoys
+        .iter()
+        .map(|(p, c)| (run.home.join(p), c.as_str()))
         .collect();
     let mut out = Vec::new();
     let mut stack = vec![
@@ -640,7 +843,15 @@ fn collect_written(
                         &mut bytes,
                     );
                 }
-                out.push((sp, bytes, md.permissions().mode() & 0o111 != 0));
+                let exec = md.permissions().mode() & 0o111 != 0;
+                if !exec
+                    && decoys
+                        .get(&p)
+                        .is_some_and(|c| c.as_bytes() == bytes.as_slice())
+                {
+                    continue;
+                }
+                out.push((sp, bytes, exec));
             }
         }
     }

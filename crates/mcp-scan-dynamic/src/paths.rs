@@ -89,6 +89,8 @@ pub struct Resolver {
     fds: HashMap<u32, HashMap<i64, String>>,
     nodes: HashMap<String, Node>,
     host_links: HashMap<PathBuf, Option<String>>,
+    /// A pid as the server's PID namespace numbers it (in `/proc/<n>/…` paths) -> the tracer's.
+    local_pids: HashMap<u32, u32>,
 }
 
 /// Symlink expansions allowed in one resolution, as the kernel's ELOOP limit.
@@ -106,6 +108,7 @@ impl Resolver {
             fds: HashMap::new(),
             nodes: HashMap::new(),
             host_links: HashMap::new(),
+            local_pids: HashMap::new(),
         }
     }
 
@@ -117,6 +120,9 @@ impl Resolver {
             if e.kind == EventKind::Spawn
                 && let Some(child) = e.child
             {
+                if let Some(local) = e.child_local {
+                    self.local_pids.entry(local).or_insert(child);
+                }
                 if e.thread {
                     let g = self.group(e.pid);
                     self.tgid.insert(child, g);
@@ -395,6 +401,7 @@ impl Resolver {
             ("thread-self", None, None) => Some(Node::Symlink(format!("{g}/task/{pid}"))),
             (n, Some(what), fd) => {
                 let p: u32 = n.parse().ok()?;
+                let p = self.local_pids.get(&p).copied().unwrap_or(p);
                 let pg = self.group(p);
                 match (what, fd) {
                     ("cwd", None) => Some(Node::Symlink(self.cwd_of(pg))),
@@ -685,6 +692,30 @@ mod tests {
         // /dev/fd is the host's symlink to /proc/self/fd.
         assert_eq!(resolved(&evs[3]), "/home/sandbox/.kube/config");
         assert_eq!(resolved(&evs[4]), "/proc/7/environ");
+    }
+
+    #[test]
+    fn proc_paths_with_the_servers_own_pid_numbers_lead_to_that_process() {
+        // The server runs in a PID namespace below the tracer's: it knows itself as 2, the
+        // trace as 8.
+        let evs = run(
+            View::default(),
+            &[
+                r#"7 1.0 clone(child_stack=NULL, flags=SIGCHLD) = 2 /* 8 in strace's PID NS */"#,
+                r#"8 1.1 openat(AT_FDCWD, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 5"#,
+                r#"9 1.2 openat(AT_FDCWD, "/proc/2/fd/5", O_RDONLY) = 3"#,
+            ],
+        );
+        assert_eq!(resolved(&evs[2]), "/home/sandbox/.ssh/id_rsa");
+        // Twin: a number no process of the run had stays unresolved to any file of its.
+        let evs = run(
+            View::default(),
+            &[
+                r#"8 1.1 openat(AT_FDCWD, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 5"#,
+                r#"9 1.2 openat(AT_FDCWD, "/proc/2/fd/5", O_RDONLY) = 3"#,
+            ],
+        );
+        assert_ne!(resolved(&evs[1]), "/home/sandbox/.ssh/id_rsa");
     }
 
     #[test]

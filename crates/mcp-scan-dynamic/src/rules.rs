@@ -81,6 +81,10 @@ pub const RULE_FILES: &[(&str, &str)] = &[
         "rules/runtime/R016.toml",
         include_str!("../../../rules/runtime/R016.toml"),
     ),
+    (
+        "rules/runtime/R019.toml",
+        include_str!("../../../rules/runtime/R019.toml"),
+    ),
 ];
 
 macro_rules! runtime_rules {
@@ -138,6 +142,8 @@ runtime_rules! {
     IoUring = "MCPS-R015",
     /// A process started by a call was still running when the scan ended.
     OutlivesScan = "MCPS-R016",
+    /// Reads only a sandbox detector makes (uid_map, PID 1, TracerPid, the parent's name).
+    SandboxProbe = "MCPS-R019",
 }
 
 /// One runtime rule: shared metadata and docs, plus the title its findings carry.

@@ -108,6 +108,8 @@ pub struct SandboxSpec {
     pub work_files: Vec<(String, String)>,
     /// Catch IPv6 too. Off turns IPv6 off inside the namespace, as on a host without it.
     pub ipv6: bool,
+    /// The persona: HOME's path in the sandbox, the hostname, file times of HOME.
+    pub identity: crate::identity::Identity,
 }
 
 /// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
@@ -372,7 +374,10 @@ struct Prepared {
     argv: Vec<CString>,
     envp: Vec<CString>,
     limits: Limits,
-    hostname: &'static [u8],
+    hostname: Vec<u8>,
+    /// Root on the host: maps cover every id and setgroups stays allowed, as in the initial user
+    /// namespace (a single-id map is a well-known sandbox tell).
+    full_maps: bool,
     traced: bool,
 }
 
@@ -542,7 +547,7 @@ impl Sandbox {
         let mut full_cmd: Vec<String> = spec.command.clone();
         full_cmd[0] = exe0.to_string_lossy().into_owned();
 
-        // Plant files.
+        // Plant files (the persona's everyday files and the canaries among them), then date them.
         for (rel, content) in &spec.home_files {
             let p = run.home.join(rel);
             if let Some(parent) = p.parent() {
@@ -567,6 +572,7 @@ impl Sandbox {
             }
             let _ = std::fs::write(&p, content);
         }
+        spec.identity.age_tree(&run.home);
         let rules = format!(
             "table ip mcpscan {{\n  chain out {{\n    type nat hook output priority -100; policy accept;\n    ip daddr 127.0.0.1 accept\n    ip daddr {SINK_ADDR_STR} accept\n    udp dport 53 dnat to {SINK_ADDR_STR}:{DNS_PORT}\n    meta l4proto tcp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n    meta l4proto udp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n  }}\n}}\n"
         );
@@ -587,12 +593,30 @@ impl Sandbox {
 
         let argv_strings: Vec<String> = match &spec.tracer {
             Some(t) => {
-                let mut inner = vec![
-                    "/bin/sh".to_string(),
-                    "-c".into(),
-                    // Close the trace descriptor so the server cannot write forged trace lines.
-                    "exec 3>&-; exec \"$0\" \"$@\"".into(),
-                ];
+                // The server gets a PID namespace of its own below the tracer's: the tracer is
+                // neither its PID 1 nor its parent, and TracerPid reads 0 (the tracer has no pid
+                // there). PID 1 is a shell that started the server and waits for it. Without
+                // util-linux `unshare` the server runs beside the tracer, as before.
+                let mut inner = match which("unshare", &["/usr/bin", "/bin"]) {
+                    Some(u) => vec![
+                        u.to_string_lossy().into_owned(),
+                        "--pid".into(),
+                        "--fork".into(),
+                        "--mount-proc".into(),
+                        "--".into(),
+                        "/bin/sh".to_string(),
+                        "-c".into(),
+                        // Close the trace descriptor so the server cannot write forged trace
+                        // lines; stdin through a copy, as a background job's is /dev/null
+                        // (and dash does not take `<&0` as a redirection of its own).
+                        "exec 3>&- 4<&0; \"$0\" \"$@\" <&4 4<&- & exec 4<&-; wait $!".into(),
+                    ],
+                    None => vec![
+                        "/bin/sh".to_string(),
+                        "-c".into(),
+                        "exec 3>&-; exec \"$0\" \"$@\"".into(),
+                    ],
+                };
                 inner.extend(full_cmd.iter().cloned());
                 let wrapped = t.wrap(3, &inner);
                 let mut w = wrapped;
@@ -612,6 +636,7 @@ impl Sandbox {
         let mut keep_roots = masked.clone();
         keep_roots.push(PathBuf::from("/tmp"));
         let keeps = keep_paths(&full_cmd, &path_var, &keep_roots);
+        let home = spec.identity.home.as_str();
         let view = crate::paths::sandbox_view(
             (SANDBOX_HOME, &run.home),
             &run.tmp,
@@ -685,9 +710,24 @@ impl Sandbox {
             .iter()
             .map(|(k, v)| cstr(&format!("{k}={v}")))
             .collect::<Result<_, _>>()?;
+        // Root maps the sandbox's ids like its own namespace maps them (identity over the same
+        // ranges): in the initial namespace that is every id. A namespace of one id (run under
+        // `unshare -r`) keeps the single map.
+        let mirror = match (uid, gid) {
+            (0, 0) => identity_map("/proc/self/uid_map").zip(identity_map("/proc/self/gid_map")),
+            _ => None,
+        };
+        let full_maps = mirror.is_some();
+        let (uid_map, gid_map) = mirror.unwrap_or_else(|| {
+            (
+                format!("0 {uid} 1\n").into_bytes(),
+                format!("0 {gid} 1\n").into_bytes(),
+            )
+        });
         let prep = Prepared {
-            uid_map: format!("0 {uid} 1\n").into_bytes(),
-            gid_map: format!("0 {gid} 1\n").into_bytes(),
+            uid_map,
+            gid_map,
+            full_maps,
             net_cmds,
             ipv6: spec.ipv6,
             proc_: cstr("/proc")?,
@@ -713,7 +753,7 @@ impl Sandbox {
                 }
                 _ => None,
             },
-            home_dir: cstr(SANDBOX_HOME)?,
+            home_dir: cstr(home)?,
             home_src: cpath(&run.home)?,
             tmp_src: cpath(&run.tmp)?,
             tmp_dst: cstr("/tmp")?,
@@ -722,19 +762,12 @@ impl Sandbox {
                 .filter(|p| Path::new(p).is_dir())
                 .map(|p| cstr(p))
                 .collect::<Result<_, _>>()?,
-            rw_again: [
-                SANDBOX_HOME,
-                "/tmp",
-                "/var/tmp",
-                "/dev/shm",
-                "/dev",
-                "/proc",
-            ]
-            .iter()
-            .map(|p| cstr(p))
-            .collect::<Result<_, _>>()?,
+            rw_again: [home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/proc"]
+                .iter()
+                .map(|p| cstr(p))
+                .collect::<Result<_, _>>()?,
             root: cstr("/")?,
-            work: cstr(SANDBOX_WORK)?,
+            work: cstr(&spec.identity.work)?,
             exe: cstr(&argv_strings[0])?,
             argv: argv_strings
                 .iter()
@@ -742,7 +775,7 @@ impl Sandbox {
                 .collect::<Result<_, _>>()?,
             envp,
             limits: spec.limits,
-            hostname: b"mcp-sandbox",
+            hostname: spec.identity.hostname.clone().into_bytes(),
             traced: spec.tracer.is_some(),
         };
         let argv_p = ptrs(&prep.argv);
@@ -809,6 +842,12 @@ impl Sandbox {
             c1,
             status: None,
         };
+        if prep.full_maps
+            && let Err(e) = write_outer_maps(&st_parent, pid, &prep.uid_map, &prep.gid_map)
+        {
+            sb.kill();
+            return Err(e);
+        }
         // Read status messages until EOF (EOF = PID 1 reached execve).
         match recv_status(&st_parent) {
             Ok(Some(sinks)) => sb.sinks = Some(sinks),
@@ -888,6 +927,101 @@ impl Drop for Sandbox {
     }
 }
 
+/// `id id count` for every range `file` (our own id map) covers, when it covers more than one id.
+fn identity_map(file: &str) -> Option<Vec<u8>> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut out = String::new();
+    let mut total: u64 = 0;
+    for line in text.lines() {
+        let f: Vec<u64> = line
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let [inside, _, count] = f.as_slice() else {
+            return None;
+        };
+        out.push_str(&format!("{inside} {inside} {count}\n"));
+        total += count;
+    }
+    (total > 1).then(|| out.into_bytes())
+}
+
+/// Answers C1's request for its id maps: written from here, in the parent namespace, they may
+/// cover every id.
+fn write_outer_maps(
+    sock: &OwnedFd,
+    c1: libc::pid_t,
+    uid_map: &[u8],
+    gid_map: &[u8],
+) -> Result<(), SandboxError> {
+    let mut b = [0u8; 16];
+    let n = loop {
+        match nix::sys::socket::recv(
+            sock.as_raw_fd(),
+            &mut b,
+            nix::sys::socket::MsgFlags::empty(),
+        ) {
+            Ok(n) => break n,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => {
+                return Err(SandboxError::new(
+                    format!("lost contact with the sandbox during setup: {e}"),
+                    "re-run; if it persists, report it",
+                ));
+            }
+        }
+    };
+    if n >= 6 && b[0] == b'E' {
+        return Err(step_error(&b));
+    }
+    if n != 1 || b[0] != b'U' {
+        return Err(SandboxError::new(
+            "sandbox sent an unknown status",
+            "re-run",
+        ));
+    }
+    for (file, map) in [("uid_map", uid_map), ("gid_map", gid_map)] {
+        std::fs::write(format!("/proc/{c1}/{file}"), map).map_err(|e| {
+            SandboxError::new(
+                format!("cannot write the sandbox's {file}: {e}"),
+                "run as root, or unprivileged (a single-id map is used then)",
+            )
+        })?;
+    }
+    nix::sys::socket::send(sock.as_raw_fd(), b"G", nix::sys::socket::MsgFlags::empty()).map_err(
+        |e| {
+            SandboxError::new(
+                format!("lost contact with the sandbox during setup: {e}"),
+                "re-run",
+            )
+        },
+    )?;
+    Ok(())
+}
+
+/// The error a child reported (`[b'E', step, errno(4)]`), with what to do about it.
+fn step_error(buf: &[u8]) -> SandboxError {
+    let step = STEPS.get(buf[1] as usize).copied().unwrap_or("setup");
+    let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
+    let os = std::io::Error::from_raw_os_error(err);
+    let fix = match step {
+        "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
+            "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
+        }
+        "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
+            "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
+        }
+        "network setup (ip/nft)" => {
+            "install iproute2 and nftables (scripts/test-deps) and make sure the nf_tables and nft_nat modules can be loaded"
+        }
+        "execve" => "install strace (scripts/test-deps) and check the server command",
+        "make the filesystem read-only" => "a kernel with mount_setattr (5.12 or later) is needed",
+        _ => "run as root on a kernel with user, mount, PID and network namespaces",
+    };
+    SandboxError::new(format!("sandbox setup failed at {step}: {os}"), fix)
+}
+
 fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
     let mut buf = [0u8; 16];
@@ -940,31 +1074,7 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
                 )),
             }
         }
-        b'E' if n >= 6 => {
-            let step = STEPS.get(buf[1] as usize).copied().unwrap_or("setup");
-            let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
-            let os = std::io::Error::from_raw_os_error(err);
-            let fix = match step {
-                "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
-                    "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
-                }
-                "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
-                    "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
-                }
-                "network setup (ip/nft)" => {
-                    "install iproute2 and nftables (scripts/test-deps) and make sure the nf_tables and nft_nat modules can be loaded"
-                }
-                "execve" => "install strace (scripts/test-deps) and check the server command",
-                "make the filesystem read-only" => {
-                    "a kernel with mount_setattr (5.12 or later) is needed"
-                }
-                _ => "run as root on a kernel with user, mount, PID and network namespaces",
-            };
-            Err(SandboxError::new(
-                format!("sandbox setup failed at {step}: {os}"),
-                fix,
-            ))
-        }
+        b'E' if n >= 6 => Err(step_error(&buf)),
         _ => Err(SandboxError::new(
             "sandbox sent an unknown status",
             "re-run",
@@ -1000,7 +1110,17 @@ fn c1_main(
         if libc::unshare(flags) != 0 {
             child_fail(status_fd, 1, errno());
         }
-        if !write_file(b"/proc/self/setgroups\0", b"deny")
+        if p.full_maps {
+            // A map of more than one's own id must be written from the parent namespace: ask
+            // the scanner, and wait until it has.
+            let mut b = [b'U'];
+            if libc::write(status_fd, b.as_ptr().cast(), 1) != 1
+                || libc::read(status_fd, b.as_mut_ptr().cast(), 1) != 1
+                || b[0] != b'G'
+            {
+                child_fail(status_fd, 2, errno());
+            }
+        } else if !write_file(b"/proc/self/setgroups\0", b"deny")
             || !write_file(b"/proc/self/uid_map\0", &p.uid_map)
             || !write_file(b"/proc/self/gid_map\0", &p.gid_map)
         {
@@ -1274,14 +1394,50 @@ fn c2_main(
         }
         // A nested user + mount namespace makes every mount above MNT_LOCKED: the server, root in
         // its namespace, cannot unmount the tmpfs over the real home to look underneath.
-        if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
-            child_fail(status_fd, 16, errno());
-        }
-        if !write_file(b"/proc/self/setgroups\0", b"deny")
-            || !write_file(b"/proc/self/uid_map\0", b"0 0 1\n")
-            || !write_file(b"/proc/self/gid_map\0", b"0 0 1\n")
-        {
-            child_fail(status_fd, 16, errno());
+        if p.full_maps {
+            // The full map again, written by a helper left in the outer namespace (a process
+            // inside the new one may map only its own id).
+            let mut pfd = [0 as c_int; 2];
+            if libc::pipe2(pfd.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                child_fail(status_fd, 16, errno());
+            }
+            let h = libc::fork();
+            if h < 0 {
+                child_fail(status_fd, 16, errno());
+            }
+            if h == 0 {
+                libc::close(pfd[1]);
+                let mut b = [0u8];
+                let ok = libc::read(pfd[0], b.as_mut_ptr().cast(), 1) == 1
+                    && write_file(b"/proc/1/uid_map\0", &p.uid_map)
+                    && write_file(b"/proc/1/gid_map\0", &p.gid_map);
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            libc::close(pfd[0]);
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+                child_fail(status_fd, 16, errno());
+            }
+            libc::write(pfd[1], b"x".as_ptr().cast(), 1);
+            libc::close(pfd[1]);
+            let mut st: c_int = 0;
+            while libc::waitpid(h, &mut st, 0) < 0 {
+                if errno() != libc::EINTR {
+                    child_fail(status_fd, 16, errno());
+                }
+            }
+            if !libc::WIFEXITED(st) || libc::WEXITSTATUS(st) != 0 {
+                child_fail(status_fd, 16, libc::EPERM);
+            }
+        } else {
+            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) != 0 {
+                child_fail(status_fd, 16, errno());
+            }
+            if !write_file(b"/proc/self/setgroups\0", b"deny")
+                || !write_file(b"/proc/self/uid_map\0", b"0 0 1\n")
+                || !write_file(b"/proc/self/gid_map\0", b"0 0 1\n")
+            {
+                child_fail(status_fd, 16, errno());
+            }
         }
         let l = &p.limits;
         for (res, v) in [

@@ -20,6 +20,9 @@ pub struct Syscall {
     /// The path or socket the returned descriptor refers to (`-yy` decoding), e.g.
     /// `/home/sandbox/.ssh/id_rsa` or `TCP:[...]`.
     pub ret_fd: Option<String>,
+    /// A child pid as the calling process saw it, when its namespace differs from the tracer's
+    /// (`ret` is the tracer's number).
+    pub ret_local: Option<i64>,
     /// The whole line (both halves joined for resumed calls).
     pub raw: String,
 }
@@ -132,6 +135,9 @@ impl Tracer for Strace {
             // No `-y`: decoding descriptors costs two procfs lookups per traced open while the
             // server waits; paths are resolved afterwards from the trace (crate::paths).
             "-qq".into(),
+            // The server runs in a PID namespace of its own, below the tracer's (which it cannot
+            // see): child pids are printed in both, and the tracer's numbering is the one used.
+            "--decode-pids=pidns".into(),
             "-s".into(),
             self.string_limit.to_string(),
             "-e".into(),
@@ -297,10 +303,10 @@ pub fn decode_string(s: &str) -> Option<(Vec<u8>, bool)> {
 }
 
 /// Parses `= RET[<fd path>] [ERRNO (text)]` after the argument list.
-fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
+fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>, Option<i64>) {
     let s = s.trim_start();
     let Some(r) = s.strip_prefix('=') else {
-        return (None, None, None);
+        return (None, None, None, None);
     };
     let r = r.trim_start();
     let end = r
@@ -312,7 +318,22 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
     } else {
         num.parse().ok()
     };
-    let after = &r[end..];
+    let mut after = &r[end..];
+    let mut local = None;
+    // `= 2 /* 30082 in strace's PID NS */`: a child pid seen from the tracer's namespace, the
+    // one every trace line is keyed by.
+    let ret = match after
+        .trim_start()
+        .strip_prefix("/*")
+        .and_then(|c| c.split_once("in strace's PID NS */"))
+    {
+        Some((n, rest)) => {
+            after = rest;
+            local = ret;
+            n.trim().parse().ok().or(ret)
+        }
+        None => ret,
+    };
     let mut ret_fd = None;
     if let Some(inner) = after.strip_prefix('<') {
         // The decoded path ends at the last '>' before any errno text.
@@ -328,7 +349,7 @@ fn parse_result(s: &str) -> (Option<i64>, Option<String>, Option<String>) {
     } else {
         None
     };
-    (ret, errno, ret_fd)
+    (ret, errno, ret_fd, local)
 }
 
 fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Syscall> {
@@ -337,7 +358,7 @@ fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Sy
         Some(c) => (&body[..c], &body[c + 1..]),
         None => (body, ""),
     };
-    let (ret, errno, ret_fd) = parse_result(rest);
+    let (ret, errno, ret_fd, ret_local) = parse_result(rest);
     Some(Syscall {
         pid,
         ts,
@@ -346,6 +367,7 @@ fn complete(pid: u32, ts: f64, name: &str, body: &str, raw: String) -> Option<Sy
         ret,
         errno,
         ret_fd,
+        ret_local,
         raw,
     })
 }
@@ -470,6 +492,19 @@ mod tests {
         assert_eq!(s.ret, Some(3));
         assert_eq!(s.ret_fd.as_deref(), Some("/etc/hostname"));
         assert!((s.ts - 1795319529.185842).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_child_pid_is_taken_in_the_tracers_namespace() {
+        let s = one(
+            r#"30081 1.5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f729d06ea10) = 2 /* 30082 in strace's PID NS */"#,
+        );
+        assert_eq!(s.ret, Some(30082));
+        assert_eq!(s.ret_local, Some(2));
+        // Twin: without a translation the number is taken as printed.
+        let s = one(r#"30081 1.5 clone(child_stack=NULL, flags=SIGCHLD) = 7"#);
+        assert_eq!(s.ret, Some(7));
+        assert_eq!(s.ret_local, None);
     }
 
     #[test]

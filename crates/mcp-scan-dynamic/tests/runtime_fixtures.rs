@@ -21,6 +21,12 @@ struct Expected {
     max_seconds: Option<f64>,
     #[serde(default)]
     incomplete: bool,
+    /// Every secret variable in the environment (fixtures that read given ones); by default a
+    /// run holds a few picked from its seed.
+    #[serde(default)]
+    all_secrets: bool,
+    /// Seconds of `--soak`.
+    soak: Option<f64>,
     #[serde(default)]
     finding: Vec<ExpectedFinding>,
 }
@@ -109,6 +115,12 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     // Generous: the machine running the suite is shared and Python starts slowly under strace.
     opts.startup_timeout = Duration::from_secs_f64(exp.startup_timeout.unwrap_or(40.0));
     opts.pin_dir = None;
+    if exp.all_secrets {
+        opts.secrets = mcp_scan_dynamic::identity::SecretEnv::All;
+    }
+    if let Some(s) = exp.soak {
+        opts.soak = Duration::from_secs_f64(s);
+    }
     let started = Instant::now();
     let outcome = match scan(&opts) {
         Ok(o) => o,
@@ -261,6 +273,32 @@ fixture_tests! {
     probe_pasted_into_a_shell_command_line_is_caught => "evade_exec_argv",
     poisoned_instructions_and_description_in_the_live_listing_are_caught => "poisoned_listing",
     workflow_hints_and_argument_conventions_in_a_stable_listing_are_clean => "honest_listing",
+    // Red team against sandbox detection (issue 11 §2): each stays dormant unless it believes it
+    // is on a developer's machine, and each was dormant (exit 0) under the previous sandbox.
+    dormant_unless_the_uid_map_covers_every_id_is_caught => "evade_uid_map",
+    reading_the_uid_map_to_describe_the_host_is_low => "honest_uid_map",
+    dormant_while_pid_1_names_a_tracer_is_caught => "evade_pid1_tracer",
+    reading_pid_1_for_a_diagnostic_is_low => "honest_pid1_tracer",
+    dormant_while_tracer_pid_is_set_is_caught => "evade_tracer_pid",
+    reading_own_status_for_a_diagnostic_is_low => "honest_tracer_pid",
+    dormant_while_the_parent_is_a_tracer_is_caught => "evade_parent_tracer",
+    reading_the_parents_name_for_a_diagnostic_is_low => "honest_parent_tracer",
+    dormant_for_a_sandbox_user_home_or_hostname_is_caught => "evade_sandbox_user",
+    greeting_the_user_by_name_is_clean => "honest_sandbox_user",
+    dormant_in_a_fresh_home_of_new_canaries_is_caught => "evade_fresh_home",
+    summarising_the_dotfiles_of_home_is_clean => "honest_fresh_home",
+    dormant_when_every_cloud_key_is_set_is_caught => "evade_every_key",
+    counting_configured_provider_keys_is_clean => "honest_every_key",
+    dormant_for_a_scanner_client_name_is_caught => "evade_client_name",
+    naming_the_client_in_an_answer_is_clean => "honest_client_name",
+    dormant_on_stock_inputs_and_probe_literals_is_caught => "evade_fixed_inputs",
+    refusing_attack_shaped_inputs_is_clean => "honest_fixed_inputs",
+    dormant_on_calls_in_a_burst_is_caught => "evade_burst_timing",
+    timing_requests_is_clean => "honest_burst_timing",
+    key_sent_on_the_fourth_identical_call_is_caught_by_soak => "evade_nth_call",
+    counting_identical_calls_under_soak_is_clean => "honest_nth_call",
+    time_bomb_after_seconds_is_caught_by_soak => "evade_time_bomb",
+    tip_of_the_day_under_soak_is_clean => "honest_time_bomb",
     tool_answers_instructing_the_model_are_indirect_prompt_injection => "injected_response",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
@@ -359,6 +397,7 @@ fn without_ipv6_in_the_sandbox_v6_egress_is_traced_and_the_gap_is_reported() {
     opts.probes = false;
     opts.calls = 1;
     opts.ipv6 = false;
+    opts.secrets = mcp_scan_dynamic::identity::SecretEnv::All;
     let o = scan(&opts).expect("scan");
     let shown = describe(&o.report);
     assert!(
@@ -561,9 +600,17 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
     );
     // The declared egress is the fetch of the valid URL; the metadata request is not "declared".
     let egress = on_tool("MCPS-R003");
+    let valid_url = o
+        .exercise
+        .calls
+        .iter()
+        .find(|c| c.name == "fetch_url" && c.label == "valid")
+        .and_then(|c| c.arguments.as_ref())
+        .and_then(|a| a.values().find_map(|v| v.as_str().map(str::to_string)))
+        .expect("the valid call's URL");
     assert!(
-        egress.observation.contains("http://example.com/"),
-        "{shown}"
+        egress.observation.contains(&valid_url),
+        "{valid_url}\n{shown}"
     );
     assert!(
         !egress.observation.contains("169.254.169.254")

@@ -52,6 +52,33 @@ pub struct DynamicArgs {
     #[arg(long)]
     pub untraced: bool,
 
+    /// Seed of the sandbox's persona (user, hostname, HOME and its file times, which secrets the
+    /// environment holds, input values, pacing): the same seed reproduces a run.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// The client to introduce the scanner as (clientInfo and capabilities of initialize).
+    #[arg(long, default_value = "claude-desktop", value_parser = ["claude-desktop", "claude-code", "cursor", "vscode"])]
+    pub client: String,
+
+    /// After the session, call the tools again after growing delays and keep watching for this
+    /// many seconds (time bombs, Nth-call triggers). Off by default.
+    #[arg(long, default_value_t = 0.0, value_name = "SECS")]
+    pub soak: f64,
+
+    /// Seconds to keep tracing after the last response (activity later than that is not seen;
+    /// processes still alive are reported).
+    #[arg(long, default_value_t = 0.7, value_name = "SECS")]
+    pub linger: f64,
+
+    /// Put every secret variable in the environment instead of a few picked per run.
+    #[arg(long)]
+    pub all_secrets: bool,
+
+    /// Send requests back to back instead of spread over time like a person's client.
+    #[arg(long)]
+    pub no_pacing: bool,
+
     /// Alias of `--format raw`.
     #[arg(long)]
     pub json: bool,
@@ -138,6 +165,16 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
     opts.out_dir = args.out_dir.clone();
     opts.accept_changes = args.accept_changes;
     opts.traced = !args.untraced;
+    opts.seed = args.seed;
+    if let Some(c) = mcp_scan_dynamic::exercise::ClientProfile::named(&args.client) {
+        opts.client = c;
+    }
+    opts.soak = Duration::from_secs_f64(args.soak.max(0.0));
+    opts.linger = Duration::from_secs_f64(args.linger.max(0.0));
+    if args.all_secrets {
+        opts.secrets = mcp_scan_dynamic::identity::SecretEnv::All;
+    }
+    opts.pacing = !args.no_pacing;
     let outcome = match mcp_scan_dynamic::scan(&opts) {
         Ok(o) => o,
         Err(DynamicError::Sandbox(e)) => {
