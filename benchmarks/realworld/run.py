@@ -133,8 +133,9 @@ def main():
         flag = " NO-TOOLS" if res["no_tools"] else ""
         print(f"{res['package']:40} {res['split']:7} {len(res['found']):>4}/{len(res['listed']):<4} {res['exit']:>4} "
               f"{'yes' if res['incomplete'] else 'no':>7}  {len(res['findings']):>3} ({verdicts}){flag}  {miss}")
-    print()
-    print("Findings at MEDIUM or above:")
+    if not a.totals:
+        print()
+        print("Findings at MEDIUM or above:")
     for res in results if not a.totals else ():
         for f in res.get("findings", []):
             print(f"  [{f['verdict']:8}] {f['severity']:8} {f['rule']:10} {res['package']}/{f['tool']}: {f['observation'][:160]}")
