@@ -7,7 +7,8 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N]
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
+(--totals: totals per split only, for a held-out half whose per-package results are not to be read)
 """
 import argparse
 import concurrent.futures
@@ -76,10 +77,13 @@ def scan(binary, pkg, ver):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2", "all"])
+    ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2",
+                                                             "unseen3-dev", "unseen3-heldout", "unseen3", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=2)
+    # For a held-out half: print the totals only, so its per-package misses and findings stay unread.
+    ap.add_argument("--totals", action="store_true")
     a = ap.parse_args()
     gt = load_toml("ground_truth.toml", "servers")
     judgements = load_toml("judgements.toml", "findings")
@@ -115,8 +119,12 @@ def main():
                    gaps=len(cov.get("gaps") or []), findings=findings)
         results.append(res)
 
-    print(f"{'package':40} {'split':7} {'found':>9} exit incompl  MEDIUM+ (verdicts)  missing")
-    for res in results:
+    for split in sorted({r["split"] for r in results}) if a.totals else ():
+        sel = [r for r in results if r["split"] == split]
+        print(f"{split}: scan errors {sum(1 for r in sel if 'error' in r)}  INCOMPLETE {sum(1 for r in sel if r.get('incomplete'))}")
+    if not a.totals:
+        print(f"{'package':40} {'split':7} {'found':>9} exit incompl  MEDIUM+ (verdicts)  missing")
+    for res in results if not a.totals else ():
         if "error" in res:
             print(f"{res['package']:40} {res['split']:7} ERROR {res['error']}")
             continue
@@ -125,14 +133,15 @@ def main():
         flag = " NO-TOOLS" if res["no_tools"] else ""
         print(f"{res['package']:40} {res['split']:7} {len(res['found']):>4}/{len(res['listed']):<4} {res['exit']:>4} "
               f"{'yes' if res['incomplete'] else 'no':>7}  {len(res['findings']):>3} ({verdicts}){flag}  {miss}")
-    print()
-    print("Findings at MEDIUM or above:")
-    for res in results:
+    if not a.totals:
+        print()
+        print("Findings at MEDIUM or above:")
+    for res in results if not a.totals else ():
         for f in res.get("findings", []):
             print(f"  [{f['verdict']:8}] {f['severity']:8} {f['rule']:10} {res['package']}/{f['tool']}: {f['observation'][:160]}")
             print(f"             key {f['key']}")
     print()
-    for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "all"):
+    for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:
             continue

@@ -1999,3 +1999,118 @@ fn a_tool_list_filled_by_a_registry_decorator_is_a_gap_not_a_silent_partial_list
     );
     assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
 }
+
+/// A compat module that picks the SDK's server class at import time and hands it out through
+/// a tuple (`Server, Context, MAJOR = _resolve()`), and a factory that builds the server with it.
+const COMPAT_TUPLE: &str = r#"
+def _resolve():
+    import mcp.server as _mcp_server
+
+    server_cls = getattr(_mcp_server, "MCPServer", None)
+    if server_cls is not None:
+        from mcp.server.mcpserver.context import Context
+        return server_cls, Context, 2
+    import importlib
+    fastmcp = importlib.import_module("mcp.server.fastmcp")
+    return fastmcp.FastMCP, fastmcp.Context, 1
+
+
+MCPServer, Context, MCP_MAJOR = _resolve()
+
+
+def build_server(name, version):
+    if MCP_MAJOR >= 2:
+        return MCPServer(name, version=version)
+    server = MCPServer(name)
+    server._mcp_server.version = version
+    return server
+"#;
+
+const COMPAT_TUPLE_SERVER: &str = r#"
+from pkg._compat import build_server
+
+server = build_server("bank", "1.0")
+
+
+@server.tool(title="List")
+def list_profiles() -> list:
+    return []
+
+
+@server.prompt()
+def lint_payload(xml: str) -> str:
+    return xml
+
+
+@server.resource("profile://{name}")
+def profile(name: str) -> str:
+    return name
+"#;
+
+#[test]
+fn a_server_class_unpacked_from_a_compat_function_returning_a_tuple_builds_a_server() {
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/_compat.py", COMPAT_TUPLE),
+        ("pkg/server.py", COMPAT_TUPLE_SERVER),
+    ]);
+    assert_eq!(tools(&t), ["list_profiles"]);
+    let kinds: Vec<EntityKind> = entries(&t).into_iter().map(|(k, _, _)| k).collect();
+    assert!(kinds.contains(&EntityKind::Prompt), "{:?}", entries(&t));
+    assert!(
+        kinds.contains(&EntityKind::ResourceTemplate),
+        "{:?}",
+        entries(&t)
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_server_class_from_importlib_import_module_of_the_sdk_is_a_server() {
+    // The 1.x branch first: the class is an attribute of a module imported by a constant name.
+    let compat = "import importlib\n\ndef _resolve():\n    try:\n        mod = importlib.import_module('mcp.server.fastmcp')\n        return mod.FastMCP, 1\n    except ImportError:\n        from mcp.server import MCPServer\n        return MCPServer, 2\n\nServer, MAJOR = _resolve()\n";
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/compat.py", compat),
+        (
+            "pkg/server.py",
+            "from pkg.compat import Server\nmcp = Server('x')\n\n@mcp.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["ping"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tuple_unpacked_from_a_function_returning_a_local_class_is_not_a_server() {
+    // Honest twin: the same unpacking shape hands out the tree's own registry class, whose
+    // `tool` decorator is not the SDK's.
+    let compat = "class Registry:\n    def tool(self, *a, **k):\n        return lambda f: f\n\ndef _resolve():\n    return Registry, 2\n\nServer, MAJOR = _resolve()\n";
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/compat.py", compat),
+        (
+            "pkg/server.py",
+            "from pkg.compat import Server\nreg = Server()\n\n@reg.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tuple_unpacked_with_another_arity_than_the_returned_tuple_is_not_followed() {
+    // Python raises on `a, b = f()` when `f` returns three values: nothing is bound, and a
+    // decorator on the unresolved object in a module that imports the SDK stays a gap.
+    let compat = "from mcp.server import MCPServer\n\ndef _resolve():\n    return MCPServer, None, 2\n\nServer, MAJOR = _resolve()\n";
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/compat.py", compat),
+        (
+            "pkg/server.py",
+            "import mcp.types\nfrom pkg.compat import Server\nmcp = Server('x')\n\n@mcp.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 5)]);
+}

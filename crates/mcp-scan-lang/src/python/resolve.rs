@@ -112,6 +112,9 @@ enum Bind<'a> {
     Def(FuncId),
     Class(&'a str),
     Import(&'a Import),
+    /// `a, b, c = value`: element `.1` of the `.2`-tuple `value` evaluates to (a compat shim's
+    /// `Server, Context, MAJOR = _resolve()`).
+    Element(&'a Expr, usize, usize),
 }
 
 /// A loop variable bound to one element of a literal collection while its body is unrolled;
@@ -466,6 +469,22 @@ fn bind_target<'a>(t: &'a Expr, value: &'a Expr, out: &mut HashMap<&'a str, Vec<
                 bind_target(t, v, out);
             }
         }
+        // Unpacking a value that is not written as a tuple (a call's result): each name is an
+        // element of whatever tuple the value evaluates to. A starred target shifts the
+        // positions after it, so those names stay unbound.
+        (ExprKind::Tuple(ts) | ExprKind::List(ts), _) => {
+            let arity = ts.len();
+            for (i, t) in ts.iter().enumerate() {
+                match &t.kind {
+                    ExprKind::Name(n) => out
+                        .entry(n.as_str())
+                        .or_default()
+                        .push(Bind::Element(value, i, arity)),
+                    ExprKind::Starred(_) => break,
+                    _ => {}
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -576,6 +595,7 @@ impl<'a> Resolver<'a> {
                 Bind::Def(d) => Bind::Def(*d),
                 Bind::Class(c) => Bind::Class(c),
                 Bind::Import(i) => Bind::Import(i),
+                Bind::Element(e, i, n) => Bind::Element(e, *i, *n),
             })
             .collect();
         drop(binds);
@@ -608,6 +628,7 @@ impl<'a> Resolver<'a> {
                     Bind::Def(d) => Some(Val::Func(m, *d)),
                     Bind::Class(c) => Some(Val::Class(m, c.to_string())),
                     Bind::Import(i) => self.resolve_import(i, depth + 1),
+                    Bind::Element(e, i, n) => self.eval_element(e, *i, *n, env, depth + 1),
                 };
                 if v.is_some() {
                     found = v;
@@ -1054,6 +1075,7 @@ impl<'a> Resolver<'a> {
                 Bind::Def(d) => Some(Val::Func(m, *d)),
                 Bind::Class(c) => Some(Val::Class(m, c.to_string())),
                 Bind::Import(i) => self.resolve_import(i, depth + 1),
+                Bind::Element(e, i, n) => self.eval_element(e, *i, *n, env, depth + 1),
             })
         })
     }
@@ -1114,31 +1136,101 @@ impl<'a> Resolver<'a> {
                 })
             }
             Val::Func(m, f) => {
-                // Parameters bound to the call's arguments, so `return mcp.resource(uri)` keeps
-                // the caller's URI.
-                let mut subst = Vec::new();
-                if let Some(func) = self.func(m, f) {
-                    let positional = args
-                        .iter()
-                        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
-                    let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
-                    let skip = usize::from(func.class.is_some());
-                    for (p, a) in params.skip(skip).zip(positional) {
-                        subst.push(bound_arg(&p.name, &a.value, env));
-                    }
-                    for a in args {
-                        if let Some(n) = &a.name
-                            && func.params.iter().any(|p| &p.name == n)
-                        {
-                            subst.push(bound_arg(n, &a.value, env));
-                        }
-                    }
-                }
+                let subst = self.call_subst(m, f, args, env);
                 self.returns(m, f, &subst, depth + 1)
             }
             Val::Module(p) if p == "importlib.import_module" => self.import_module(args, env),
             Val::Module(p) if self.module_idx(&p).is_none() => Some(Val::External),
             Val::External => Some(Val::External),
+            _ => None,
+        }
+    }
+
+    /// Parameters bound to a call's arguments, so `return mcp.resource(uri)` keeps the caller's
+    /// URI.
+    fn call_subst(&self, m: usize, f: FuncId, args: &[Arg], env: Env) -> Vec<Subst> {
+        let mut subst = Vec::new();
+        if let Some(func) = self.func(m, f) {
+            let positional = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+            let params = func.params.iter().filter(|p| !(p.variadic || p.keywords));
+            let skip = usize::from(func.class.is_some());
+            for (p, a) in params.skip(skip).zip(positional) {
+                subst.push(bound_arg(&p.name, &a.value, env));
+            }
+            for a in args {
+                if let Some(n) = &a.name
+                    && func.params.iter().any(|p| &p.name == n)
+                {
+                    subst.push(bound_arg(n, &a.value, env));
+                }
+            }
+        }
+        subst
+    }
+
+    /// Element `i` of the `arity`-tuple `e` evaluates to: a tuple written out, or what a tree
+    /// function called there returns (`return server_cls, Context, 2`), through names and
+    /// `await`.
+    fn eval_element(
+        &self,
+        e: &Expr,
+        i: usize,
+        arity: usize,
+        env: Env,
+        depth: usize,
+    ) -> Option<Val> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Tuple(vs) | ExprKind::List(vs) => {
+                if vs.len() != arity || vs.iter().any(|v| matches!(v.kind, ExprKind::Starred(_))) {
+                    return None;
+                }
+                self.eval(vs.get(i)?, env, depth + 1)
+            }
+            ExprKind::Await(x) => self.eval_element(x, i, arity, env, depth + 1),
+            ExprKind::Name(n) => {
+                if let Some((v, inner)) = env.bound(n) {
+                    return self.eval_element(v, i, arity, inner, depth + 1);
+                }
+                let values: Vec<&'a Expr> = self.with_binds(env.m, env.f, n, |bs| {
+                    bs.iter()
+                        .filter_map(|b| match b {
+                            Bind::Value(x) => Some(*x),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                let plain = Env { subst: &[], ..env };
+                values
+                    .into_iter()
+                    .rev()
+                    .find_map(|x| self.eval_element(x, i, arity, plain, depth + 1))
+            }
+            ExprKind::Call { callee, args } => {
+                let Some(Val::Func(m, f)) = self.eval(callee, env, depth + 1) else {
+                    return None;
+                };
+                let subst = self.call_subst(m, f, args, env);
+                let func = self.func(m, f)?;
+                let inner = Env {
+                    m,
+                    f,
+                    subst: &subst,
+                };
+                let mut found = None;
+                walk_stmts(&func.body, &mut |s| {
+                    if found.is_none()
+                        && let StmtKind::Return(Some(r)) = &s.kind
+                    {
+                        found = self.eval_element(r, i, arity, inner, depth + 1);
+                    }
+                });
+                found
+            }
             _ => None,
         }
     }
@@ -1188,11 +1280,9 @@ impl<'a> Resolver<'a> {
             name
         };
         if exact {
-            return Some(if self.module_idx(&name).is_some() {
-                Val::Module(name)
-            } else {
-                Val::External
-            });
+            // A constant name is the module `import <name>` would bind, in the tree or not
+            // (`importlib.import_module("mcp.server.fastmcp").FastMCP` is the server class).
+            return Some(Val::Module(name));
         }
         // Without a package prefix the module could be anything, in or out of the tree.
         (name.contains('.')).then_some(Val::DynModule(name))
