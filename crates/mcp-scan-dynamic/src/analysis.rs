@@ -171,7 +171,53 @@ fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool 
         })
 }
 
-fn is_egress(e: &Event) -> bool {
+/// The loopback ports the sandbox's own processes bound: the network namespace is private, so
+/// anything else on loopback is not a service of the server's (a host's local service, reached
+/// another way, or a probe for one).
+#[derive(Debug, Default)]
+struct Listeners {
+    ports: std::collections::HashSet<u16>,
+    /// A bind to port 0: the kernel chose a port the trace does not show.
+    ephemeral: bool,
+}
+
+impl Listeners {
+    fn of(events: &[Event]) -> Self {
+        let mut l = Listeners::default();
+        for e in events.iter().filter(|e| e.kind == EventKind::Bind) {
+            match e.port {
+                Some(0) => l.ephemeral = true,
+                Some(p) => {
+                    l.ports.insert(p);
+                }
+                None => {}
+            }
+        }
+        l
+    }
+
+    /// Whether a connection or datagram to a local address reaches a sandbox process.
+    fn serves(&self, e: &Event) -> bool {
+        let Some(port) = e.port else { return true };
+        self.ports.contains(&port)
+            // Connected: in a private namespace only a sandbox process can be listening.
+            || (e.kind == EventKind::Connect && e.ok())
+            || (self.ephemeral && e.error.as_deref() != Some("ECONNREFUSED"))
+    }
+}
+
+/// The address as the kernel routes it: `::ffff:127.0.0.1` is IPv4's 127.0.0.1.
+fn canonical_ip(addr: &str) -> Option<std::net::IpAddr> {
+    match addr.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V6(v6) => Some(
+            v6.to_ipv4_mapped()
+                .map_or(std::net::IpAddr::V6(v6), std::net::IpAddr::V4),
+        ),
+        ip => Some(ip),
+    }
+}
+
+fn is_egress(e: &Event, local: &Listeners) -> bool {
     if !matches!(e.kind, EventKind::Connect | EventKind::Send) {
         return false;
     }
@@ -181,13 +227,18 @@ fn is_egress(e: &Event) -> bool {
     if e.family.as_deref() == Some("AF_UNIX") || addr.starts_with('/') || addr.starts_with('@') {
         return false;
     }
-    // 127.0.0.1 and ::1 stay local; every other address (127.0.0.10 included) is egress.
-    !(addr == "127.0.0.1"
-        || addr == "::1"
-        || addr == SINK_ADDR_STR
-        || addr == SINK6_ADDR_STR
-        || addr == "0.0.0.0"
-        || addr == "::")
+    if addr == SINK_ADDR_STR || addr == SINK6_ADDR_STR {
+        return false;
+    }
+    // 127.0.0.1 and ::1 (and the unspecified address, which means this host) stay local when a
+    // sandbox process serves the port; every other address (127.0.0.10 included) is egress.
+    let ip = canonical_ip(addr);
+    let local_addr = ip.is_some_and(|ip| {
+        ip == std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)
+            || ip == std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)
+            || ip.is_unspecified()
+    });
+    !(local_addr && local.serves(e))
 }
 
 /// A unix socket path that belongs to the host, not to the sandbox: anything but the sandbox's
@@ -375,8 +426,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // Which calls (per phase index) made network requests: an HTTP client reading ~/.netrc is
     // expected there.
     let mut net_calls: std::collections::HashSet<Option<usize>> = Default::default();
+    let local = Listeners::of(inp.events);
     for (e, p) in inp.events.iter().zip(inp.phases) {
-        if is_egress(e) {
+        if is_egress(e, &local) {
             net_calls.insert(p.call());
         }
     }
@@ -646,7 +698,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     if declared { f.severity(Severity::Info) } else { f }
                 });
             }
-            EventKind::Connect | EventKind::Send if is_egress(e) => {
+            EventKind::Connect | EventKind::Send if is_egress(e, &local) => {
                 security_relevant = true;
                 note_cat(p, "network");
                 // SSRF probe reaching a metadata address.
@@ -930,7 +982,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // Canaries in traced payloads (UDP without a sink answer, unix sockets) and exec arguments.
     for (e, p) in inp.events.iter().zip(inp.phases) {
         let channel = match e.kind {
-            EventKind::Send if is_egress(e) => "a network payload",
+            EventKind::Send if is_egress(e, &local) => "a network payload",
             EventKind::Exec => "exec arguments",
             _ => continue,
         };
@@ -1955,19 +2007,85 @@ mod tests {
         assert!(shell_live("echo é; mcpscanprobe1", m));
     }
 
+    fn net_event(p: &mut crate::trace::StraceParser, line: &str) -> Event {
+        use crate::trace::TraceParser;
+        crate::events::from_record(&p.feed(line)[0]).expect("event")
+    }
+
+    fn connect_line(addr: &str, port: u16, result: &str) -> String {
+        if addr.contains(':') {
+            format!(
+                r#"1 1.0 connect(3<TCPv6:[1]>, {{sa_family=AF_INET6, sin6_port=htons({port}), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "{addr}", &sin6_addr), sin6_scope_id=0}}, 28) = {result}"#
+            )
+        } else {
+            format!(
+                r#"1 1.0 connect(3<TCP:[1]>, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}, 16) = {result}"#
+            )
+        }
+    }
+
     #[test]
     fn loopback_other_than_127_0_0_1_is_egress() {
         let mut p = crate::trace::StraceParser::default();
-        use crate::trace::TraceParser;
-        let mk = |p: &mut crate::trace::StraceParser, addr: &str| {
-            let line = format!(
-                r#"1 1.0 connect(3<TCP:[1]>, {{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("{addr}")}}, 16) = 0"#
-            );
-            crate::events::from_record(&p.feed(&line)[0]).expect("event")
+        let local = Listeners::default();
+        let mut mk = |addr: &str| net_event(&mut p, &connect_line(addr, 80, "0"));
+        assert!(is_egress(&mk("127.0.0.10"), &local));
+        assert!(is_egress(&mk("93.184.216.34"), &local));
+        assert!(is_egress(&mk("::ffff:127.0.0.10"), &local));
+        assert!(!is_egress(&mk("127.0.0.1"), &local));
+    }
+
+    #[test]
+    fn v4_mapped_loopback_is_loopback() {
+        let mut p = crate::trace::StraceParser::default();
+        let bind = net_event(
+            &mut p,
+            r#"1 1.0 bind(3<TCP:[1]>, {sa_family=AF_INET, sin_port=htons(8765), sin_addr=inet_addr("127.0.0.1")}, 16) = 0"#,
+        );
+        let local = Listeners::of(&[bind]);
+        let e = net_event(
+            &mut p,
+            &connect_line(
+                "::ffff:127.0.0.1",
+                8765,
+                "-1 EINPROGRESS (Operation now in progress)",
+            ),
+        );
+        assert_eq!(e.address.as_deref(), Some("::ffff:127.0.0.1"));
+        assert!(!is_egress(&e, &local));
+    }
+
+    #[test]
+    fn loopback_port_no_sandbox_process_bound_is_egress() {
+        let mut p = crate::trace::StraceParser::default();
+        let bind = net_event(
+            &mut p,
+            r#"1 1.0 bind(3<TCP:[1]>, {sa_family=AF_INET, sin_port=htons(8765), sin_addr=inet_addr("0.0.0.0")}, 16) = 0"#,
+        );
+        let local = Listeners::of(&[bind]);
+        let refused = "-1 ECONNREFUSED (Connection refused)";
+        for addr in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
+            let other = net_event(&mut p, &connect_line(addr, 6379, refused));
+            assert!(is_egress(&other, &local), "{addr}:6379");
+            let own = net_event(&mut p, &connect_line(addr, 8765, "0"));
+            assert!(!is_egress(&own, &local), "{addr}:8765");
+        }
+        // A port the kernel chose (bind to port 0) is the server's when the connect is not refused.
+        let eph = Listeners {
+            ephemeral: true,
+            ..Listeners::default()
         };
-        assert!(is_egress(&mk(&mut p, "127.0.0.10")));
-        assert!(is_egress(&mk(&mut p, "93.184.216.34")));
-        assert!(!is_egress(&mk(&mut p, "127.0.0.1")));
+        let pending = net_event(
+            &mut p,
+            &connect_line(
+                "127.0.0.1",
+                41234,
+                "-1 EINPROGRESS (Operation now in progress)",
+            ),
+        );
+        assert!(!is_egress(&pending, &eph));
+        let other = net_event(&mut p, &connect_line("127.0.0.1", 6379, refused));
+        assert!(is_egress(&other, &eph));
     }
 
     fn call(name: &str, n: u32, start: f64, end: f64) -> CallRecord {

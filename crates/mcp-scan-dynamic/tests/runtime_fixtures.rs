@@ -212,6 +212,8 @@ fixture_tests! {
     hard_link_and_chdir_inside_the_workspace_are_clean => "honest_path_tricks",
     udp_sendto_without_connect_is_caught => "evade_udp_sendto",
     connect_to_127_0_0_10_is_caught => "evade_loopback_alias",
+    loopback_port_no_sandbox_process_bound_is_egress => "evade_loopback_port",
+    own_loopback_listener_reached_v4_mapped_is_local => "honest_loopback_own",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
     evasion_mechanisms_on_harmless_targets_are_clean => "honest_lookalikes",
     netrc_read_without_network_is_high => "netrc_reader",
