@@ -109,8 +109,12 @@ fn tool_decl<'a>(ex: &'a Exercise, name: &str) -> Option<&'a Value> {
         .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
 }
 
-/// Description plus title, lowercased, for declared-behaviour checks.
+/// Name, title and description, lowercased, for declared-behaviour checks.
 fn declared_text(inp: &Inputs, target: &ToolRef) -> String {
+    entity_text(inp, target, &["name", "title", "description"])
+}
+
+fn entity_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
     let list = match target.kind {
         EntityKind::Tool => &inp.exercise.tools,
         EntityKind::Resource => &inp.exercise.resources,
@@ -126,8 +130,8 @@ fn declared_text(inp: &Inputs, target: &ToolRef) -> String {
         .find(|t| t.get(key).and_then(Value::as_str) == Some(target.name.as_str()))
         .map(|t| {
             let mut s = String::new();
-            for k in ["name", "title", "description"] {
-                if let Some(v) = t.get(k).and_then(Value::as_str) {
+            for k in keys {
+                if let Some(v) = t.get(*k).and_then(Value::as_str) {
                     s.push_str(v);
                     s.push(' ');
                 }
@@ -151,7 +155,16 @@ fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
     {
         return true;
     }
-    has_word(&declared_text(inp, target), &inp.rules.network_words)
+    // The name alone declares nothing: `fetch_notes` described as reading local notes does not
+    // say it talks to the network. The description, title or annotations must.
+    let text = entity_text(inp, target, &["title", "description"]);
+    let annotated = tool_decl(inp.exercise, &target.name)
+        .filter(|_| target.kind == EntityKind::Tool)
+        .and_then(|t| t.pointer("/annotations/title"))
+        .and_then(Value::as_str)
+        .map(|v| v.replace(['_', '-'], " ").to_lowercase())
+        .unwrap_or_default();
+    has_word(&text, &inp.rules.network_words) || has_word(&annotated, &inp.rules.network_words)
 }
 
 fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
@@ -1000,22 +1013,33 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             );
         }
     }
-    // Canaries in responses.
+    // Canaries in responses, and in JSON-RPC error answers (message and data), which the agent
+    // shows its model like any answer.
     for (i, c) in calls.iter().enumerate() {
-        let hits = find_canaries(inp.canaries, c.response.as_bytes());
-        if !hits.is_empty() {
-            let target = entity_of(inp, &Phase::Call(i));
-            leak(
-                &mut acc,
-                inp,
-                &target,
-                "the tool's response",
-                &hits,
-                "",
-                Evidence::Note {
-                    text: format!("{} response: {}", c.phase(), excerpt(&c.response, 300)),
-                },
-            );
+        let answers = [
+            (c.response.as_str(), "the tool's response", "response"),
+            (
+                c.failure.as_deref().unwrap_or_default(),
+                "the tool's error answer",
+                "error answer",
+            ),
+        ];
+        for (text, channel, what) in answers {
+            let hits = find_canaries(inp.canaries, text.as_bytes());
+            if !hits.is_empty() {
+                let target = entity_of(inp, &Phase::Call(i));
+                leak(
+                    &mut acc,
+                    inp,
+                    &target,
+                    channel,
+                    &hits,
+                    "",
+                    Evidence::Note {
+                        text: format!("{} {what}: {}", c.phase(), excerpt(text, 300)),
+                    },
+                );
+            }
         }
     }
     // Canaries in what the server says about itself (initialize answer, listings before and
@@ -1452,6 +1476,9 @@ fn find_canaries(canaries: &CanarySet, data: &[u8]) -> Vec<crate::canary::Canary
     if data.contains(&b'%') {
         variants.push(url_decode(data));
     }
+    if data.windows(2).any(|w| w == b"\\u") {
+        variants.push(json_unescape(data));
+    }
     let sources: Vec<&[u8]> = std::iter::once(data)
         .chain(variants.iter().map(Vec::as_slice))
         .collect();
@@ -1504,6 +1531,32 @@ fn url_decode(data: &[u8]) -> Vec<u8> {
         {
             out.push(h << 4 | l);
             i += 3;
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// JSON's `\\uXXXX` escapes decoded (a string escaped character by character reads as plain text
+/// once parsed); anything else is kept as it is.
+fn json_unescape(data: &[u8]) -> Vec<u8> {
+    let unit = |d: &[u8]| -> Option<u32> {
+        let h = std::str::from_utf8(d.get(..4)?).ok()?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i] == b'\\'
+            && data.get(i + 1) == Some(&b'u')
+            && let Some(u) = data.get(i + 2..).and_then(unit)
+        {
+            let c = char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER);
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 6;
         } else {
             out.push(data[i]);
             i += 1;
@@ -2139,6 +2192,79 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    fn token_set() -> CanarySet {
+        CanarySet::from_canaries(vec![crate::canary::Canary {
+            origin: "$GITHUB_TOKEN".into(),
+            token: "0123456789abcdef01234567".into(),
+            content: "ghp_0123456789abcdef01234567".into(),
+            home_path: None,
+            env_name: Some("GITHUB_TOKEN".into()),
+        }])
+    }
+
+    fn leaks_of(ex: &Exercise, canaries: &CanarySet) -> Vec<Finding> {
+        findings(&Inputs {
+            server: "s",
+            exercise: ex,
+            events: &[],
+            phases: &[],
+            captures: &[],
+            canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::CanaryLeak.id())
+        .collect()
+    }
+
+    #[test]
+    fn canary_in_a_json_rpc_error_answer_is_a_leak() {
+        let c = token_set();
+        let mut v = call("lookup", 1, 1.0, 2.0);
+        // What the client reports for an error answer: code, message and `error.data`.
+        v.failure =
+            Some(r#"Mcp error: -32603: lookup failed({"ctx":"76543210fedcba9876543210"})"#.into());
+        let ex = Exercise {
+            calls: vec![v],
+            ..Exercise::default()
+        };
+        let f = leaks_of(&ex, &c);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("error answer"),
+            "{}",
+            f[0].observation
+        );
+        assert!(
+            f[0].observation.contains("reversed"),
+            "{}",
+            f[0].observation
+        );
+        // Twin: an error answer with data that is not a canary.
+        let mut v = call("lookup", 1, 1.0, 2.0);
+        v.failure = Some(r#"Mcp error: -32603: lookup failed({"ctx":"7654321"})"#.into());
+        let ex = Exercise {
+            calls: vec![v],
+            ..Exercise::default()
+        };
+        assert!(leaks_of(&ex, &c).is_empty());
+    }
+
+    #[test]
+    fn canary_escaped_character_by_character_in_json_or_url_is_found() {
+        let c = token_set();
+        let esc = |f: &dyn Fn(u8) -> String| -> String {
+            b"0123456789abcdef01234567".iter().map(|&b| f(b)).collect()
+        };
+        let json = format!(r#"{{"v":"{}"}}"#, esc(&|b| format!("\\u{b:04x}")));
+        assert_eq!(find_canaries(&c, json.as_bytes()).len(), 1, "{json}");
+        let url = format!("q={}", esc(&|b| format!("%{b:02X}")));
+        assert_eq!(find_canaries(&c, url.as_bytes()).len(), 1, "{url}");
+        assert!(find_canaries(&c, br#"{"v":"\u0030\u0031 caf\u00e9"}"#).is_empty());
+        assert_eq!(json_unescape(br#"caf\u00e9 \u00"#), "café \\u00".as_bytes());
     }
 
     /// The valid call, the SQL probe and its control, answered as given (`Err` = an error result).
