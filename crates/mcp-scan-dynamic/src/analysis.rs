@@ -996,6 +996,13 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     for (e, p) in inp.events.iter().zip(inp.phases) {
         let channel = match e.kind {
             EventKind::Send if is_egress(e, &local) => "a network payload",
+            // A host service's socket: what reaches it leaves the sandbox uncaptured.
+            EventKind::Send
+                if e.family.as_deref() == Some("AF_UNIX")
+                    && e.address.as_deref().is_some_and(host_socket) =>
+            {
+                "a payload to a host socket"
+            }
             EventKind::Exec => "exec arguments",
             _ => continue,
         };
@@ -2265,6 +2272,50 @@ mod tests {
         assert_eq!(find_canaries(&c, url.as_bytes()).len(), 1, "{url}");
         assert!(find_canaries(&c, br#"{"v":"\u0030\u0031 caf\u00e9"}"#).is_empty());
         assert_eq!(json_unescape(br#"caf\u00e9 \u00"#), "café \\u00".as_bytes());
+    }
+
+    #[test]
+    fn canary_sent_to_a_host_unix_socket_is_a_leak_and_to_a_private_one_is_not() {
+        let c = token_set();
+        let calls = vec![call("lookup", 1, 10.0, 11.0)];
+        let send = |path: &str, data: &str| {
+            format!(
+                r#"7 10.5 sendto(3<UNIX:[9]>, "{data}", {}, 0, {{sa_family=AF_UNIX, sun_path="{path}"}}, 20) = -1 ENOENT (No such file or directory)"#,
+                data.len()
+            )
+        };
+        let run = |line: String| {
+            let mut evs = events(&[&line]);
+            let phases = attribute(&mut evs, &calls, 5.0);
+            let ex = Exercise {
+                calls: calls.clone(),
+                ..Exercise::default()
+            };
+            findings(&Inputs {
+                server: "s",
+                exercise: &ex,
+                events: &evs,
+                phases: &phases,
+                captures: &[],
+                canaries: &c,
+                rules: RuntimeRules::builtin(),
+                written_files: &[],
+            })
+            .into_iter()
+            .filter(|f| f.rule_id == RuleId::CanaryLeak.id())
+            .collect::<Vec<_>>()
+        };
+        let f = run(send("/run/agent/ingest.sock", "k=0123456789abcdef01234567"));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("host socket"),
+            "{}",
+            f[0].observation
+        );
+        assert_eq!(f[0].target.name, "lookup");
+        // Twins: the same payload to the sandbox's own socket, other data to the host socket.
+        assert!(run(send("/tmp/worker.sock", "k=0123456789abcdef01234567")).is_empty());
+        assert!(run(send("/run/agent/ingest.sock", "k=hello")).is_empty());
     }
 
     /// The valid call, the SQL probe and its control, answered as given (`Err` = an error result).
