@@ -1605,15 +1605,37 @@ fn split_dns(
     captures: &[Capture],
     phase_of: impl Fn(&Capture) -> Phase,
 ) {
-    let mut dns: Vec<&Capture> = captures
-        .iter()
-        .filter(|c| c.protocol == "dns" && c.host.is_some())
-        .collect();
-    dns.sort_by(|a, b| a.ts.total_cmp(&b.ts));
-    // (entity, domain) -> its queries in order: capture, labels, phase.
-    let mut groups: BTreeMap<(ToolRef, String), DnsQueries> = BTreeMap::new();
-    for c in dns {
-        let host = c.host.as_deref().unwrap_or_default().trim_end_matches('.');
+    // The names a server chose: DNS queries, and the TLS SNI and HTTP Host it sent (which need
+    // not be the name it looked up: a raw address with data in the Host labels).
+    let mut named: Vec<(&Capture, &str, &'static str)> = Vec::new();
+    for c in captures {
+        if c.protocol == "dns" {
+            if let Some(h) = c.host.as_deref() {
+                named.push((c, h, "DNS"));
+            }
+            continue;
+        }
+        if let Some(h) = c.sni.as_deref() {
+            named.push((c, h, "TLS SNI"));
+        }
+        if let Some((_, h)) = c
+            .http_headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        {
+            // `name:port` (a bracketed IPv6 literal has no labels worth joining).
+            named.push((
+                c,
+                h.rsplit_once(':').map_or(h.as_str(), |x| x.0),
+                "HTTP Host",
+            ));
+        }
+    }
+    named.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
+    // (entity, kind, domain) -> its names in order: capture, labels, phase.
+    let mut groups: BTreeMap<(ToolRef, &'static str, String), DnsQueries> = BTreeMap::new();
+    for (c, host, kind) in named {
+        let host = host.trim_end_matches('.');
         let labels: Vec<String> = host.split('.').map(str::to_string).collect();
         if labels.len() < 3 {
             continue;
@@ -1621,11 +1643,11 @@ fn split_dns(
         let domain = labels[labels.len() - 2..].join(".").to_ascii_lowercase();
         let p = phase_of(c);
         groups
-            .entry((entity_of(inp, &p), domain))
+            .entry((entity_of(inp, &p), kind, domain))
             .or_default()
             .push((c, labels, p));
     }
-    for ((target, _), items) in groups {
+    for ((target, kind, _), items) in groups {
         let min_len = items.iter().map(|(_, l, _)| l.len()).min().unwrap_or(0);
         let mut shared = 2;
         if items.len() > 1 {
@@ -1676,10 +1698,11 @@ fn split_dns(
         if hits.is_empty() {
             continue;
         }
-        let channel = if items.len() > 1 {
-            "DNS names, split across queries"
-        } else {
-            "a DNS name, split across labels"
+        let channel = match (kind, items.len() > 1) {
+            ("DNS", true) => "DNS names, split across queries".to_string(),
+            ("DNS", false) => "a DNS name, split across labels".to_string(),
+            (k, true) => format!("{k} names, split across connections"),
+            (k, false) => format!("a {k} name, split across labels"),
         };
         for (c, _, p) in &items {
             let label = p.label(&inp.exercise.calls);
@@ -1687,7 +1710,7 @@ fn split_dns(
                 acc,
                 inp,
                 &target,
-                channel,
+                &channel,
                 &hits,
                 phase_note(&label),
                 capture_ev(c),

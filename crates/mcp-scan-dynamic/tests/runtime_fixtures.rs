@@ -218,6 +218,8 @@ fixture_tests! {
     network_use_said_in_the_description_is_declared => "honest_net_described",
     canary_reversed_base32_json_escaped_or_utf16_is_a_leak => "evade_encoded_leak",
     own_data_in_the_same_encodings_is_clean => "honest_encoded_data",
+    canary_split_over_http_host_labels_is_a_leak => "evade_host_split",
+    own_data_split_over_http_host_labels_is_clean => "honest_host_split",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
     evasion_mechanisms_on_harmless_targets_are_clean => "honest_lookalikes",
     netrc_read_without_network_is_high => "netrc_reader",
