@@ -109,8 +109,12 @@ fn tool_decl<'a>(ex: &'a Exercise, name: &str) -> Option<&'a Value> {
         .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
 }
 
-/// Description plus title, lowercased, for declared-behaviour checks.
+/// Name, title and description, lowercased, for declared-behaviour checks.
 fn declared_text(inp: &Inputs, target: &ToolRef) -> String {
+    entity_text(inp, target, &["name", "title", "description"])
+}
+
+fn entity_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
     let list = match target.kind {
         EntityKind::Tool => &inp.exercise.tools,
         EntityKind::Resource => &inp.exercise.resources,
@@ -126,8 +130,8 @@ fn declared_text(inp: &Inputs, target: &ToolRef) -> String {
         .find(|t| t.get(key).and_then(Value::as_str) == Some(target.name.as_str()))
         .map(|t| {
             let mut s = String::new();
-            for k in ["name", "title", "description"] {
-                if let Some(v) = t.get(k).and_then(Value::as_str) {
+            for k in keys {
+                if let Some(v) = t.get(*k).and_then(Value::as_str) {
                     s.push_str(v);
                     s.push(' ');
                 }
@@ -151,7 +155,16 @@ fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
     {
         return true;
     }
-    has_word(&declared_text(inp, target), &inp.rules.network_words)
+    // The name alone declares nothing: `fetch_notes` described as reading local notes does not
+    // say it talks to the network. The description, title or annotations must.
+    let text = entity_text(inp, target, &["title", "description"]);
+    let annotated = tool_decl(inp.exercise, &target.name)
+        .filter(|_| target.kind == EntityKind::Tool)
+        .and_then(|t| t.pointer("/annotations/title"))
+        .and_then(Value::as_str)
+        .map(|v| v.replace(['_', '-'], " ").to_lowercase())
+        .unwrap_or_default();
+    has_word(&text, &inp.rules.network_words) || has_word(&annotated, &inp.rules.network_words)
 }
 
 fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
@@ -171,7 +184,53 @@ fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool 
         })
 }
 
-fn is_egress(e: &Event) -> bool {
+/// The loopback ports the sandbox's own processes bound: the network namespace is private, so
+/// anything else on loopback is not a service of the server's (a host's local service, reached
+/// another way, or a probe for one).
+#[derive(Debug, Default)]
+struct Listeners {
+    ports: std::collections::HashSet<u16>,
+    /// A bind to port 0: the kernel chose a port the trace does not show.
+    ephemeral: bool,
+}
+
+impl Listeners {
+    fn of(events: &[Event]) -> Self {
+        let mut l = Listeners::default();
+        for e in events.iter().filter(|e| e.kind == EventKind::Bind) {
+            match e.port {
+                Some(0) => l.ephemeral = true,
+                Some(p) => {
+                    l.ports.insert(p);
+                }
+                None => {}
+            }
+        }
+        l
+    }
+
+    /// Whether a connection or datagram to a local address reaches a sandbox process.
+    fn serves(&self, e: &Event) -> bool {
+        let Some(port) = e.port else { return true };
+        self.ports.contains(&port)
+            // Connected: in a private namespace only a sandbox process can be listening.
+            || (e.kind == EventKind::Connect && e.ok())
+            || (self.ephemeral && e.error.as_deref() != Some("ECONNREFUSED"))
+    }
+}
+
+/// The address as the kernel routes it: `::ffff:127.0.0.1` is IPv4's 127.0.0.1.
+fn canonical_ip(addr: &str) -> Option<std::net::IpAddr> {
+    match addr.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V6(v6) => Some(
+            v6.to_ipv4_mapped()
+                .map_or(std::net::IpAddr::V6(v6), std::net::IpAddr::V4),
+        ),
+        ip => Some(ip),
+    }
+}
+
+fn is_egress(e: &Event, local: &Listeners) -> bool {
     if !matches!(e.kind, EventKind::Connect | EventKind::Send) {
         return false;
     }
@@ -181,13 +240,18 @@ fn is_egress(e: &Event) -> bool {
     if e.family.as_deref() == Some("AF_UNIX") || addr.starts_with('/') || addr.starts_with('@') {
         return false;
     }
-    // 127.0.0.1 and ::1 stay local; every other address (127.0.0.10 included) is egress.
-    !(addr == "127.0.0.1"
-        || addr == "::1"
-        || addr == SINK_ADDR_STR
-        || addr == SINK6_ADDR_STR
-        || addr == "0.0.0.0"
-        || addr == "::")
+    if addr == SINK_ADDR_STR || addr == SINK6_ADDR_STR {
+        return false;
+    }
+    // 127.0.0.1 and ::1 (and the unspecified address, which means this host) stay local when a
+    // sandbox process serves the port; every other address (127.0.0.10 included) is egress.
+    let ip = canonical_ip(addr);
+    let local_addr = ip.is_some_and(|ip| {
+        ip == std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)
+            || ip == std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)
+            || ip.is_unspecified()
+    });
+    !(local_addr && local.serves(e))
 }
 
 /// A unix socket path that belongs to the host, not to the sandbox: anything but the sandbox's
@@ -375,8 +439,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // Which calls (per phase index) made network requests: an HTTP client reading ~/.netrc is
     // expected there.
     let mut net_calls: std::collections::HashSet<Option<usize>> = Default::default();
+    let local = Listeners::of(inp.events);
     for (e, p) in inp.events.iter().zip(inp.phases) {
-        if is_egress(e) {
+        if is_egress(e, &local) {
             net_calls.insert(p.call());
         }
     }
@@ -646,7 +711,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     if declared { f.severity(Severity::Info) } else { f }
                 });
             }
-            EventKind::Connect | EventKind::Send if is_egress(e) => {
+            EventKind::Connect | EventKind::Send if is_egress(e, &local) => {
                 security_relevant = true;
                 note_cat(p, "network");
                 // SSRF probe reaching a metadata address.
@@ -930,7 +995,14 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // Canaries in traced payloads (UDP without a sink answer, unix sockets) and exec arguments.
     for (e, p) in inp.events.iter().zip(inp.phases) {
         let channel = match e.kind {
-            EventKind::Send if is_egress(e) => "a network payload",
+            EventKind::Send if is_egress(e, &local) => "a network payload",
+            // A host service's socket: what reaches it leaves the sandbox uncaptured.
+            EventKind::Send
+                if e.family.as_deref() == Some("AF_UNIX")
+                    && e.address.as_deref().is_some_and(host_socket) =>
+            {
+                "a payload to a host socket"
+            }
             EventKind::Exec => "exec arguments",
             _ => continue,
         };
@@ -948,22 +1020,33 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             );
         }
     }
-    // Canaries in responses.
+    // Canaries in responses, and in JSON-RPC error answers (message and data), which the agent
+    // shows its model like any answer.
     for (i, c) in calls.iter().enumerate() {
-        let hits = find_canaries(inp.canaries, c.response.as_bytes());
-        if !hits.is_empty() {
-            let target = entity_of(inp, &Phase::Call(i));
-            leak(
-                &mut acc,
-                inp,
-                &target,
-                "the tool's response",
-                &hits,
-                "",
-                Evidence::Note {
-                    text: format!("{} response: {}", c.phase(), excerpt(&c.response, 300)),
-                },
-            );
+        let answers = [
+            (c.response.as_str(), "the tool's response", "response"),
+            (
+                c.failure.as_deref().unwrap_or_default(),
+                "the tool's error answer",
+                "error answer",
+            ),
+        ];
+        for (text, channel, what) in answers {
+            let hits = find_canaries(inp.canaries, text.as_bytes());
+            if !hits.is_empty() {
+                let target = entity_of(inp, &Phase::Call(i));
+                leak(
+                    &mut acc,
+                    inp,
+                    &target,
+                    channel,
+                    &hits,
+                    "",
+                    Evidence::Note {
+                        text: format!("{} {what}: {}", c.phase(), excerpt(text, 300)),
+                    },
+                );
+            }
         }
     }
     // Canaries in what the server says about itself (initialize answer, listings before and
@@ -1400,6 +1483,9 @@ fn find_canaries(canaries: &CanarySet, data: &[u8]) -> Vec<crate::canary::Canary
     if data.contains(&b'%') {
         variants.push(url_decode(data));
     }
+    if data.windows(2).any(|w| w == b"\\u") {
+        variants.push(json_unescape(data));
+    }
     let sources: Vec<&[u8]> = std::iter::once(data)
         .chain(variants.iter().map(Vec::as_slice))
         .collect();
@@ -1460,6 +1546,32 @@ fn url_decode(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// JSON's `\\uXXXX` escapes decoded (a string escaped character by character reads as plain text
+/// once parsed); anything else is kept as it is.
+fn json_unescape(data: &[u8]) -> Vec<u8> {
+    let unit = |d: &[u8]| -> Option<u32> {
+        let h = std::str::from_utf8(d.get(..4)?).ok()?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i] == b'\\'
+            && data.get(i + 1) == Some(&b'u')
+            && let Some(u) = data.get(i + 2..).and_then(unit)
+        {
+            let c = char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER);
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 6;
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Base32 (RFC 4648, either case) decoded, other characters skipped.
 fn base32_decode(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len() * 5 / 8);
@@ -1493,15 +1605,37 @@ fn split_dns(
     captures: &[Capture],
     phase_of: impl Fn(&Capture) -> Phase,
 ) {
-    let mut dns: Vec<&Capture> = captures
-        .iter()
-        .filter(|c| c.protocol == "dns" && c.host.is_some())
-        .collect();
-    dns.sort_by(|a, b| a.ts.total_cmp(&b.ts));
-    // (entity, domain) -> its queries in order: capture, labels, phase.
-    let mut groups: BTreeMap<(ToolRef, String), DnsQueries> = BTreeMap::new();
-    for c in dns {
-        let host = c.host.as_deref().unwrap_or_default().trim_end_matches('.');
+    // The names a server chose: DNS queries, and the TLS SNI and HTTP Host it sent (which need
+    // not be the name it looked up: a raw address with data in the Host labels).
+    let mut named: Vec<(&Capture, &str, &'static str)> = Vec::new();
+    for c in captures {
+        if c.protocol == "dns" {
+            if let Some(h) = c.host.as_deref() {
+                named.push((c, h, "DNS"));
+            }
+            continue;
+        }
+        if let Some(h) = c.sni.as_deref() {
+            named.push((c, h, "TLS SNI"));
+        }
+        if let Some((_, h)) = c
+            .http_headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        {
+            // `name:port` (a bracketed IPv6 literal has no labels worth joining).
+            named.push((
+                c,
+                h.rsplit_once(':').map_or(h.as_str(), |x| x.0),
+                "HTTP Host",
+            ));
+        }
+    }
+    named.sort_by(|a, b| a.0.ts.total_cmp(&b.0.ts));
+    // (entity, kind, domain) -> its names in order: capture, labels, phase.
+    let mut groups: BTreeMap<(ToolRef, &'static str, String), DnsQueries> = BTreeMap::new();
+    for (c, host, kind) in named {
+        let host = host.trim_end_matches('.');
         let labels: Vec<String> = host.split('.').map(str::to_string).collect();
         if labels.len() < 3 {
             continue;
@@ -1509,11 +1643,11 @@ fn split_dns(
         let domain = labels[labels.len() - 2..].join(".").to_ascii_lowercase();
         let p = phase_of(c);
         groups
-            .entry((entity_of(inp, &p), domain))
+            .entry((entity_of(inp, &p), kind, domain))
             .or_default()
             .push((c, labels, p));
     }
-    for ((target, _), items) in groups {
+    for ((target, kind, _), items) in groups {
         let min_len = items.iter().map(|(_, l, _)| l.len()).min().unwrap_or(0);
         let mut shared = 2;
         if items.len() > 1 {
@@ -1564,10 +1698,11 @@ fn split_dns(
         if hits.is_empty() {
             continue;
         }
-        let channel = if items.len() > 1 {
-            "DNS names, split across queries"
-        } else {
-            "a DNS name, split across labels"
+        let channel = match (kind, items.len() > 1) {
+            ("DNS", true) => "DNS names, split across queries".to_string(),
+            ("DNS", false) => "a DNS name, split across labels".to_string(),
+            (k, true) => format!("{k} names, split across connections"),
+            (k, false) => format!("a {k} name, split across labels"),
         };
         for (c, _, p) in &items {
             let label = p.label(&inp.exercise.calls);
@@ -1575,7 +1710,7 @@ fn split_dns(
                 acc,
                 inp,
                 &target,
-                channel,
+                &channel,
                 &hits,
                 phase_note(&label),
                 capture_ev(c),
@@ -1955,19 +2090,85 @@ mod tests {
         assert!(shell_live("echo é; mcpscanprobe1", m));
     }
 
+    fn net_event(p: &mut crate::trace::StraceParser, line: &str) -> Event {
+        use crate::trace::TraceParser;
+        crate::events::from_record(&p.feed(line)[0]).expect("event")
+    }
+
+    fn connect_line(addr: &str, port: u16, result: &str) -> String {
+        if addr.contains(':') {
+            format!(
+                r#"1 1.0 connect(3<TCPv6:[1]>, {{sa_family=AF_INET6, sin6_port=htons({port}), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "{addr}", &sin6_addr), sin6_scope_id=0}}, 28) = {result}"#
+            )
+        } else {
+            format!(
+                r#"1 1.0 connect(3<TCP:[1]>, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("{addr}")}}, 16) = {result}"#
+            )
+        }
+    }
+
     #[test]
     fn loopback_other_than_127_0_0_1_is_egress() {
         let mut p = crate::trace::StraceParser::default();
-        use crate::trace::TraceParser;
-        let mk = |p: &mut crate::trace::StraceParser, addr: &str| {
-            let line = format!(
-                r#"1 1.0 connect(3<TCP:[1]>, {{sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("{addr}")}}, 16) = 0"#
-            );
-            crate::events::from_record(&p.feed(&line)[0]).expect("event")
+        let local = Listeners::default();
+        let mut mk = |addr: &str| net_event(&mut p, &connect_line(addr, 80, "0"));
+        assert!(is_egress(&mk("127.0.0.10"), &local));
+        assert!(is_egress(&mk("93.184.216.34"), &local));
+        assert!(is_egress(&mk("::ffff:127.0.0.10"), &local));
+        assert!(!is_egress(&mk("127.0.0.1"), &local));
+    }
+
+    #[test]
+    fn v4_mapped_loopback_is_loopback() {
+        let mut p = crate::trace::StraceParser::default();
+        let bind = net_event(
+            &mut p,
+            r#"1 1.0 bind(3<TCP:[1]>, {sa_family=AF_INET, sin_port=htons(8765), sin_addr=inet_addr("127.0.0.1")}, 16) = 0"#,
+        );
+        let local = Listeners::of(&[bind]);
+        let e = net_event(
+            &mut p,
+            &connect_line(
+                "::ffff:127.0.0.1",
+                8765,
+                "-1 EINPROGRESS (Operation now in progress)",
+            ),
+        );
+        assert_eq!(e.address.as_deref(), Some("::ffff:127.0.0.1"));
+        assert!(!is_egress(&e, &local));
+    }
+
+    #[test]
+    fn loopback_port_no_sandbox_process_bound_is_egress() {
+        let mut p = crate::trace::StraceParser::default();
+        let bind = net_event(
+            &mut p,
+            r#"1 1.0 bind(3<TCP:[1]>, {sa_family=AF_INET, sin_port=htons(8765), sin_addr=inet_addr("0.0.0.0")}, 16) = 0"#,
+        );
+        let local = Listeners::of(&[bind]);
+        let refused = "-1 ECONNREFUSED (Connection refused)";
+        for addr in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
+            let other = net_event(&mut p, &connect_line(addr, 6379, refused));
+            assert!(is_egress(&other, &local), "{addr}:6379");
+            let own = net_event(&mut p, &connect_line(addr, 8765, "0"));
+            assert!(!is_egress(&own, &local), "{addr}:8765");
+        }
+        // A port the kernel chose (bind to port 0) is the server's when the connect is not refused.
+        let eph = Listeners {
+            ephemeral: true,
+            ..Listeners::default()
         };
-        assert!(is_egress(&mk(&mut p, "127.0.0.10")));
-        assert!(is_egress(&mk(&mut p, "93.184.216.34")));
-        assert!(!is_egress(&mk(&mut p, "127.0.0.1")));
+        let pending = net_event(
+            &mut p,
+            &connect_line(
+                "127.0.0.1",
+                41234,
+                "-1 EINPROGRESS (Operation now in progress)",
+            ),
+        );
+        assert!(!is_egress(&pending, &eph));
+        let other = net_event(&mut p, &connect_line("127.0.0.1", 6379, refused));
+        assert!(is_egress(&other, &eph));
     }
 
     fn call(name: &str, n: u32, start: f64, end: f64) -> CallRecord {
@@ -2021,6 +2222,123 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    fn token_set() -> CanarySet {
+        CanarySet::from_canaries(vec![crate::canary::Canary {
+            origin: "$GITHUB_TOKEN".into(),
+            token: "0123456789abcdef01234567".into(),
+            content: "ghp_0123456789abcdef01234567".into(),
+            home_path: None,
+            env_name: Some("GITHUB_TOKEN".into()),
+        }])
+    }
+
+    fn leaks_of(ex: &Exercise, canaries: &CanarySet) -> Vec<Finding> {
+        findings(&Inputs {
+            server: "s",
+            exercise: ex,
+            events: &[],
+            phases: &[],
+            captures: &[],
+            canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::CanaryLeak.id())
+        .collect()
+    }
+
+    #[test]
+    fn canary_in_a_json_rpc_error_answer_is_a_leak() {
+        let c = token_set();
+        let mut v = call("lookup", 1, 1.0, 2.0);
+        // What the client reports for an error answer: code, message and `error.data`.
+        v.failure =
+            Some(r#"Mcp error: -32603: lookup failed({"ctx":"76543210fedcba9876543210"})"#.into());
+        let ex = Exercise {
+            calls: vec![v],
+            ..Exercise::default()
+        };
+        let f = leaks_of(&ex, &c);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("error answer"),
+            "{}",
+            f[0].observation
+        );
+        assert!(
+            f[0].observation.contains("reversed"),
+            "{}",
+            f[0].observation
+        );
+        // Twin: an error answer with data that is not a canary.
+        let mut v = call("lookup", 1, 1.0, 2.0);
+        v.failure = Some(r#"Mcp error: -32603: lookup failed({"ctx":"7654321"})"#.into());
+        let ex = Exercise {
+            calls: vec![v],
+            ..Exercise::default()
+        };
+        assert!(leaks_of(&ex, &c).is_empty());
+    }
+
+    #[test]
+    fn canary_escaped_character_by_character_in_json_or_url_is_found() {
+        let c = token_set();
+        let esc = |f: &dyn Fn(u8) -> String| -> String {
+            b"0123456789abcdef01234567".iter().map(|&b| f(b)).collect()
+        };
+        let json = format!(r#"{{"v":"{}"}}"#, esc(&|b| format!("\\u{b:04x}")));
+        assert_eq!(find_canaries(&c, json.as_bytes()).len(), 1, "{json}");
+        let url = format!("q={}", esc(&|b| format!("%{b:02X}")));
+        assert_eq!(find_canaries(&c, url.as_bytes()).len(), 1, "{url}");
+        assert!(find_canaries(&c, br#"{"v":"\u0030\u0031 caf\u00e9"}"#).is_empty());
+        assert_eq!(json_unescape(br#"caf\u00e9 \u00"#), "café \\u00".as_bytes());
+    }
+
+    #[test]
+    fn canary_sent_to_a_host_unix_socket_is_a_leak_and_to_a_private_one_is_not() {
+        let c = token_set();
+        let calls = vec![call("lookup", 1, 10.0, 11.0)];
+        let send = |path: &str, data: &str| {
+            format!(
+                r#"7 10.5 sendto(3<UNIX:[9]>, "{data}", {}, 0, {{sa_family=AF_UNIX, sun_path="{path}"}}, 20) = -1 ENOENT (No such file or directory)"#,
+                data.len()
+            )
+        };
+        let run = |line: String| {
+            let mut evs = events(&[&line]);
+            let phases = attribute(&mut evs, &calls, 5.0);
+            let ex = Exercise {
+                calls: calls.clone(),
+                ..Exercise::default()
+            };
+            findings(&Inputs {
+                server: "s",
+                exercise: &ex,
+                events: &evs,
+                phases: &phases,
+                captures: &[],
+                canaries: &c,
+                rules: RuntimeRules::builtin(),
+                written_files: &[],
+            })
+            .into_iter()
+            .filter(|f| f.rule_id == RuleId::CanaryLeak.id())
+            .collect::<Vec<_>>()
+        };
+        let f = run(send("/run/agent/ingest.sock", "k=0123456789abcdef01234567"));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("host socket"),
+            "{}",
+            f[0].observation
+        );
+        assert_eq!(f[0].target.name, "lookup");
+        // Twins: the same payload to the sandbox's own socket, other data to the host socket.
+        assert!(run(send("/tmp/worker.sock", "k=0123456789abcdef01234567")).is_empty());
+        assert!(run(send("/run/agent/ingest.sock", "k=hello")).is_empty());
     }
 
     /// The valid call, the SQL probe and its control, answered as given (`Err` = an error result).

@@ -23,7 +23,8 @@ pub struct Canary {
 #[derive(Debug, Clone, Default)]
 pub struct CanarySet {
     pub canaries: Vec<Canary>,
-    needles: Vec<(Vec<u8>, usize)>,
+    /// (encoded form, canary index, encoding name).
+    needles: Vec<(Vec<u8>, usize, &'static str)>,
     /// All needles in one automaton: every response, payload and written file is searched, and
     /// one pass per needle was most of the analysis time.
     matcher: Option<aho_corasick::AhoCorasick>,
@@ -33,7 +34,8 @@ pub struct CanarySet {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CanaryHit {
     pub origin: String,
-    /// `plain`, `hex` or `base64`.
+    /// `plain`, `hex`, `base64`, `base32`, `reversed`, `utf-16le`, `utf-16be` or
+    /// `base64 of utf-16le`.
     pub encoding: &'static str,
 }
 
@@ -87,6 +89,39 @@ fn base64_fragments(token: &[u8]) -> Vec<String> {
         .collect()
 }
 
+const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// Base32 (RFC 4648) fragments of `token` that appear whatever bytes surround it, one per
+/// alignment: the characters whose five bits all come from the token.
+fn base32_fragments(token: &[u8]) -> Vec<String> {
+    (0..5)
+        .map(|k| {
+            let mut bits: Vec<u8> = vec![0u8; 8 * k];
+            for b in token {
+                bits.extend((0..8).rev().map(|i| (b >> i) & 1));
+            }
+            let start = (8 * k).div_ceil(5);
+            let end = bits.len() / 5;
+            (start..end)
+                .map(|c| {
+                    let v = bits[5 * c..5 * c + 5]
+                        .iter()
+                        .fold(0usize, |acc, &b| (acc << 1) | usize::from(b));
+                    B32[v] as char
+                })
+                .collect::<String>()
+        })
+        .filter(|s| s.len() >= 12)
+        .collect()
+}
+
+/// `s` as UTF-16 code units, little- or big-endian (ASCII only: one unit per byte).
+fn utf16(s: &[u8], little: bool) -> Vec<u8> {
+    s.iter()
+        .flat_map(|&b| if little { [b, 0] } else { [0, b] })
+        .collect()
+}
+
 impl CanarySet {
     /// Creates fresh tokens for every canary the rules name.
     pub fn generate(rules: &RuntimeRules) -> std::io::Result<Self> {
@@ -119,18 +154,33 @@ impl CanarySet {
         let mut needles = Vec::new();
         for (i, c) in canaries.iter().enumerate() {
             let t = c.token.as_bytes();
-            needles.push((t.to_vec(), i));
-            needles.push((c.token.to_uppercase().into_bytes(), i));
+            let upper = c.token.to_uppercase().into_bytes();
+            needles.push((t.to_vec(), i, "plain"));
+            needles.push((upper.clone(), i, "plain"));
             let hex: String = t.iter().map(|b| format!("{b:02x}")).collect();
-            needles.push((hex.into_bytes(), i));
+            needles.push((hex.into_bytes(), i, "hex"));
             for frag in base64_fragments(t) {
-                needles.push((frag.into_bytes(), i));
+                needles.push((frag.into_bytes(), i, "base64"));
+            }
+            // Either case: base32 is read case-insensitively (DNS names are lowercased).
+            for frag in base32_fragments(t) {
+                needles.push((frag.to_lowercase().into_bytes(), i, "base32"));
+                needles.push((frag.into_bytes(), i, "base32"));
+            }
+            for form in [t.to_vec(), upper] {
+                needles.push((form.iter().rev().copied().collect(), i, "reversed"));
+                needles.push((utf16(&form, true), i, "utf-16le"));
+                needles.push((utf16(&form, false), i, "utf-16be"));
+            }
+            // What Windows tools send (PowerShell's -EncodedCommand).
+            for frag in base64_fragments(&utf16(t, true)) {
+                needles.push((frag.into_bytes(), i, "base64 of utf-16le"));
             }
         }
         let matcher = aho_corasick::AhoCorasick::new(
             needles
                 .iter()
-                .map(|(n, _)| n.as_slice())
+                .map(|(n, _, _)| n.as_slice())
                 .filter(|n| !n.is_empty()),
         )
         .ok();
@@ -153,7 +203,7 @@ impl CanarySet {
         };
         // Pattern ids count the non-empty needles in order.
         let mut id = 0;
-        for (needle, idx) in &self.needles {
+        for (needle, idx, encoding) in &self.needles {
             if needle.is_empty() {
                 continue;
             }
@@ -167,15 +217,6 @@ impl CanarySet {
                 if hits.iter().any(|h| h.origin == c.origin) {
                     continue;
                 }
-                let encoding = if needle.as_slice() == c.token.as_bytes()
-                    || needle.as_slice() == c.token.to_uppercase().as_bytes()
-                {
-                    "plain"
-                } else if needle.len() == c.token.len() * 2 {
-                    "hex"
-                } else {
-                    "base64"
-                };
                 hits.push(CanaryHit {
                     origin: c.origin.clone(),
                     encoding,
@@ -234,6 +275,50 @@ mod tests {
     }
 
     #[test]
+    fn finds_canary_base32_reversed_and_utf16_at_any_offset() {
+        let s = set();
+        let token = b"0123456789abcdef01234567";
+        let b32 = |data: &[u8]| {
+            let mut bits: Vec<u8> = Vec::new();
+            for b in data {
+                bits.extend((0..8).rev().map(|i| (b >> i) & 1));
+            }
+            bits.chunks(5)
+                .map(|c| {
+                    let v = c
+                        .iter()
+                        .chain(std::iter::repeat(&0))
+                        .take(5)
+                        .fold(0usize, |a, &b| (a << 1) | usize::from(b));
+                    B32[v] as char
+                })
+                .collect::<String>()
+        };
+        for prefix in ["", "a", "ab", "abc", "abcd", "abcde"] {
+            let mut data = prefix.as_bytes().to_vec();
+            data.extend_from_slice(b"KEY ");
+            data.extend_from_slice(token);
+            data.extend_from_slice(b" END");
+            let enc = b32(&data);
+            for form in [enc.clone(), enc.to_lowercase()] {
+                let hits = s.find(form.as_bytes());
+                assert_eq!(hits.len(), 1, "prefix {prefix:?}: {form}");
+                assert_eq!(hits[0].encoding, "base32");
+            }
+        }
+        let reversed: String = "x=KEY 0123456789ABCDEF01234567;".chars().rev().collect();
+        assert_eq!(s.find(reversed.as_bytes())[0].encoding, "reversed");
+        // UTF-16 at an odd offset too: the search is over bytes.
+        for (little, name) in [(true, "utf-16le"), (false, "utf-16be")] {
+            let mut data = b"\xff".to_vec();
+            data.extend(utf16(b"secret=KEY 0123456789abcdef01234567", little));
+            assert_eq!(s.find(&data)[0].encoding, name);
+        }
+        let ps = base64(&utf16(b"iwr -Body 0123456789abcdef01234567", true));
+        assert_eq!(s.find(ps.as_bytes())[0].encoding, "base64 of utf-16le");
+    }
+
+    #[test]
     fn unrelated_data_has_no_canary() {
         let s = set();
         assert!(s.find(b"hello world 0123456789abcdef0123456X").is_empty());
@@ -257,13 +342,13 @@ mod tests {
             let s = &*SET;
             let mut data = noise;
             for (needle, at) in picks {
-                let (n, _) = &s.needles[needle % s.needles.len()];
+                let (n, _, _) = &s.needles[needle % s.needles.len()];
                 let at = at.min(data.len());
                 data.splice(at..at, n.iter().copied());
             }
             let slow: Vec<&str> = {
                 let mut v: Vec<&str> = Vec::new();
-                for (n, i) in &s.needles {
+                for (n, i, _) in &s.needles {
                     let o = s.canaries[*i].origin.as_str();
                     if data.windows(n.len()).any(|w| w == n.as_slice()) && !v.contains(&o) {
                         v.push(o);
