@@ -42,14 +42,12 @@ const ETC_FILES: &[&str] = &[
     "magic.mime",
     "mailcap",
     "gitconfig",
-    "npmrc",
     "ca-certificates.conf",
     "locale.alias",
     "locale.conf",
     "login.defs",
     "bash.bashrc",
     "profile",
-    "environment",
 ];
 
 /// `/etc` directories shown read-only when the host has them (`*` matches a suffix).
@@ -1029,6 +1027,67 @@ mod tests {
         assert!(kept.contains("root:x:0"));
         assert!(kept.contains("nobody"));
         assert!(!kept.contains("alice"));
+    }
+
+    #[test]
+    fn plan_writes_files_before_any_mount_and_makes_links_last() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (newroot, empty, home, scratch) = (
+            tmp.path().join("root"),
+            tmp.path().join("empty"),
+            tmp.path().join("home"),
+            tmp.path().join("tmp"),
+        );
+        let project = tmp.path().join("proj");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        let needed = [project.clone(), PathBuf::from("/etc/passwd")];
+        let plan = RootPlan::new(&RootSpec {
+            newroot: &newroot,
+            empty: &empty,
+            home: ("/home/sandbox", &home),
+            tmp: &scratch,
+            needed: &needed,
+            anchors: &[],
+            hostname: "h",
+            sink_dns: "10.255.255.1",
+        });
+        let kind = |s: &Step| match s {
+            Step::Dir(_) => 'd',
+            Step::File(..) => 'f',
+            Step::Symlink(..) => 'l',
+            _ => 'm',
+        };
+        let kinds: String = plan
+            .steps
+            .iter()
+            .skip(1)
+            .map(kind)
+            .filter(|k| *k != 'd')
+            .collect();
+        // Files, then mounts, then links: never a file written through a mount, never a mount
+        // or directory made through a link.
+        let first_mount = kinds.find('m').expect("mounts");
+        let first_link = kinds.find('l').unwrap_or(kinds.len());
+        assert!(!kinds[first_mount..].contains('f'), "{kinds}");
+        assert!(!kinds[first_link..].contains('m'), "{kinds}");
+        assert!(matches!(plan.steps[0], Step::Tmpfs(..)));
+        // The host's /etc/passwd named by the command is not bound over the written one.
+        let binds_passwd = plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Bind { src, .. } if src.as_bytes() == b"/etc/passwd"));
+        assert!(!binds_passwd);
+        // The project is shown through an overlay, not a bind mount.
+        let proj = c(&project);
+        assert!(
+            plan.steps
+                .iter()
+                .any(|s| matches!(s, Step::Overlay { src, .. } if *src == proj))
+        );
+        assert!(
+            plan.shown
+                .contains(&std::fs::canonicalize(&project).expect("canon"))
+        );
     }
 
     #[test]
