@@ -191,6 +191,18 @@ pub struct Report {
     /// scan INCOMPLETE: code nobody analysed is never reported SAFE.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// The runtime sandbox's containment layers and whether each was in force (`dynamic`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub containment: Vec<ContainmentLayer>,
+}
+
+/// One layer of the runtime sandbox's containment (`dynamic`). A layer the host could not give
+/// is listed with `active: false` and also carried as a warning, never left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainmentLayer {
+    pub layer: String,
+    pub active: bool,
+    pub detail: String,
 }
 
 /// Why part of a server's code was not analysed.
@@ -274,6 +286,7 @@ impl Report {
             diagnostics: Vec::new(),
             behaviors: Vec::new(),
             coverage: None,
+            containment: Vec::new(),
         }
     }
 

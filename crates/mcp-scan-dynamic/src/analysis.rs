@@ -230,6 +230,21 @@ fn canonical_ip(addr: &str) -> Option<std::net::IpAddr> {
     }
 }
 
+/// A sensitive path, or a directory holding one (a canary, a listed credential directory).
+fn holds_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
+    is_sensitive(rules, canaries, path)
+        || rules.sensitive_dirs.iter().any(|d| d == path)
+        || canaries
+            .canaries
+            .iter()
+            .filter_map(|c| c.home_path.as_deref())
+            .any(|h| {
+                format!("{SANDBOX_HOME}/{h}")
+                    .strip_prefix(path)
+                    .is_some_and(|r| r.starts_with('/'))
+            })
+}
+
 fn is_egress(e: &Event, local: &Listeners) -> bool {
     if !matches!(e.kind, EventKind::Connect | EventKind::Send) {
         return false;
@@ -606,6 +621,34 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 if tried.1.len() < MAX_EVIDENCE && !tried.1.contains(&ev) {
                     tried.1.push(ev);
                 }
+            }
+            // A bind or moved mount of a credential store that the sandbox refused (Landlock
+            // forbids mounts): the attempt is the evidence, as a failed open is. A mount that
+            // works is judged by what is read through it.
+            EventKind::Mount
+                if !e.ok()
+                    && e.path.is_some()
+                    && e.target.as_deref().is_some_and(|t| {
+                        holds_sensitive(inp.rules, inp.canaries, t.trim_end_matches('/'))
+                    }) =>
+            {
+                security_relevant = true;
+                note_cat(p, "sensitive-read");
+                let src = e.target.as_deref().unwrap_or_default();
+                let shown = src.trim_end_matches('/').replacen(SANDBOX_HOME, "~", 1);
+                let onto = e.effective_path().unwrap_or_default().to_string();
+                let err = e.error.clone().unwrap_or_default();
+                let key = format!("mount:{shown}");
+                acc.observe(&target, &key, syscall_ev(e), || {
+                    finding(
+                        inp,
+                        RuleId::SensitiveRead,
+                        &target,
+                        format!("tries to mount {shown} onto `{onto}` ({err}){note}, undeclared"),
+                        &key,
+                    )
+                    .title("tries to read credentials")
+                });
             }
             EventKind::FileOpen if !e.write && e.ok() => {
                 let eff = e.effective_path().unwrap_or_default().to_string();

@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod canary;
+pub mod contain;
 pub mod detect;
 pub mod events;
 pub mod exercise;
@@ -241,6 +242,7 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     let sinks = sinks::Sinks::start(sink_sockets, opts.answer_dns)
         .map_err(|e| io("cannot start the network sinks", e))?;
     let ipv6_caught = sinks.ipv6();
+    let (layers, shown) = (sb.layers, sb.shown.clone());
 
     // Trace reader: drains the pipe (a full pipe would stall strace and with it the server), then
     // feeds the streaming parser line by line once the run is over. It polls a large non-blocking
@@ -443,6 +445,23 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     );
     if let Some(why) = &trace_lost {
         mark_incomplete(&mut report, why, |_| false);
+    }
+    for (layer, active, detail) in layers.describe(&shown) {
+        // A layer left out by design is listed in the report, not warned about on every scan.
+        if !active && !(layers.landlock_skipped() && layer.starts_with("landlock")) {
+            report.diagnostics.push(Diagnostic {
+                level: DiagnosticLevel::Warning,
+                file: None,
+                line: None,
+                column: None,
+                message: format!("sandbox containment layer `{layer}` not in force: {detail}"),
+            });
+        }
+        report.containment.push(mcp_scan_core::ContainmentLayer {
+            layer,
+            active,
+            detail,
+        });
     }
     if !ipv6_caught {
         report.diagnostics.push(Diagnostic {

@@ -8,10 +8,11 @@
 //!                    │   default route on lo, nftables DNAT (via `ip` / `nft`), the same for IPv6
 //!                    │   when the kernel allows (optional); sink sockets sent back over a
 //!                    │   socketpair; unshare(pid)
-//!                    └─fork──► C2 = PID 1 of the new PID namespace: fresh /proc, tmpfs over /home
-//!                              and /root, fresh HOME with canaries, scratch /tmp, everything else
-//!                              read-only, a nested user+mount namespace that locks those mounts,
-//!                              rlimits, then execve(strace … -- sh -c 'exec 3>&-; exec "$0" "$@"' server…)
+//!                    └─fork──► C2 = PID 1 of the new PID namespace: a fresh root built from an
+//!                              allow-list (contain.rs) and pivot_root into it, everything
+//!                              read-only but HOME (canaries) and scratch /tmp, a nested
+//!                              user+mount namespace that locks those mounts, rlimits, Landlock,
+//!                              then execve(strace … -- sh -c 'exec 3>&-; exec "$0" "$@"' server…)
 //! ```
 //!
 //! C2 and C1 die with their parent (`PR_SET_PDEATHSIG`); when C2 (PID 1) dies the kernel kills every
@@ -27,14 +28,6 @@ use std::ffi::{CString, c_char, c_int};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Kept host paths are held open (O_PATH) at these descriptor numbers while /tmp and the homes
-/// are covered, then bind-mounted back through `/proc/self/fd/N`.
-const KEEP_FD_BASE: c_int = 100;
-const KEEP_FD_COUNT: usize = 50;
-
-/// Host directories replaced by an empty private tmpfs in the sandbox.
-const PRIVATE_TMPFS: [&str; 2] = ["/var/tmp", "/dev/shm"];
 
 /// HOME inside the sandbox.
 pub const SANDBOX_HOME: &str = "/home/sandbox";
@@ -191,6 +184,10 @@ pub struct Sandbox {
     pub sinks: Option<SinkSockets>,
     /// How the sandbox's file system maps onto the host, for resolving paths in the trace.
     pub view: crate::paths::View,
+    /// Containment layers in force, as PID 1 reported them.
+    pub layers: crate::contain::Layers,
+    /// Host paths shown in the sandbox (besides system directories and /etc files).
+    pub shown: Vec<PathBuf>,
     c1: Pid,
     status: Option<i32>,
 }
@@ -224,126 +221,6 @@ pub fn which(name: &str, extra: &[&str]) -> Option<PathBuf> {
         })
 }
 
-/// Directories hidden by a tmpfs in the sandbox: real homes, and /run, whose host service sockets
-/// (docker, D-Bus, nscd, systemd-resolved) are files the network namespace does not cover.
-fn masked_roots() -> Vec<PathBuf> {
-    let mut v = vec![
-        PathBuf::from("/root"),
-        PathBuf::from("/home"),
-        PathBuf::from("/run"),
-    ];
-    if let Some(h) = std::env::var_os("HOME").map(PathBuf::from)
-        && h.is_absolute()
-        && h != Path::new("/")
-        // A HOME of /tmp (or above the temp dir) would hide the sandbox's own files; /tmp is
-        // replaced by a scratch directory anyway.
-        && !std::env::temp_dir().starts_with(&h)
-        && !h.starts_with("/tmp")
-        && !v.iter().any(|m| h.starts_with(m))
-    {
-        v.push(h);
-    }
-    v.retain(|p| p.is_dir());
-    v
-}
-
-/// Host paths under a masked home or under /tmp that the command needs, shown read-only at the
-/// same place in the sandbox: the executable's prefix (parent of its `bin/`, e.g. a pyenv
-/// version), the PATH entries themselves, and the directory (or file, directly under /tmp) of
-/// every path argument, e.g. the server script.
-fn keep_paths(command: &[String], path_var: &str, roots: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut consider = |p: PathBuf| {
-        if roots.iter().any(|m| p.starts_with(m) && p != *m)
-            && p.exists()
-            && !out.iter().any(|o| p.starts_with(o))
-        {
-            out.retain(|o| !o.starts_with(&p));
-            out.push(p);
-        }
-    };
-    let command0 = Path::new(command.first().map_or("", String::as_str));
-    // A script's interpreter (`#!/path/python`, `#!/usr/bin/env node`) must be visible too.
-    let interpreter = std::fs::read(command0).ok().and_then(|b| {
-        let head = String::from_utf8_lossy(&b[..b.len().min(256)]).into_owned();
-        let line = head.strip_prefix("#!")?.lines().next()?.to_string();
-        let mut words = line.split_whitespace();
-        let first = words.next()?.to_string();
-        if first.ends_with("/env") {
-            let prog = words.find(|w| !w.starts_with('-'))?;
-            which(prog, &[])
-        } else {
-            Some(PathBuf::from(first))
-        }
-    });
-    for exe in [
-        Some(command0.to_path_buf()),
-        std::fs::canonicalize(command0).ok(),
-        interpreter.clone(),
-        interpreter
-            .as_deref()
-            .and_then(|i| std::fs::canonicalize(i).ok()),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if let Some(dir) = exe.parent() {
-            let prefix = if dir.file_name().is_some_and(|n| n == "bin") {
-                dir.parent().unwrap_or(dir)
-            } else {
-                dir
-            };
-            consider(prefix.to_path_buf());
-        }
-    }
-    for d in std::env::split_paths(path_var) {
-        consider(d);
-    }
-    for a in command.iter().skip(1) {
-        let p = Path::new(a);
-        if p.is_absolute() && p.exists() {
-            for q in [Some(p.to_path_buf()), std::fs::canonicalize(p).ok()]
-                .into_iter()
-                .flatten()
-            {
-                match q.parent() {
-                    Some(dir) if !roots.iter().any(|r| r == dir) => {
-                        consider(project_root(dir, roots).unwrap_or_else(|| dir.to_path_buf()))
-                    }
-                    _ => consider(q),
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Files that mark the top of a server's project.
-const PROJECT_MARKERS: &[&str] = &[
-    ".git",
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "requirements.txt",
-    "package.json",
-    "go.mod",
-    "Cargo.toml",
-];
-
-/// The nearest ancestor of `dir` (itself included) that holds a project marker, staying strictly
-/// inside one of the masked `roots`. A script often imports from its project (a package, a
-/// sibling module one level up); only its own directory would hide those when the project lives
-/// under /tmp or a home.
-fn project_root(dir: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
-    let root = roots
-        .iter()
-        .find(|r| dir.starts_with(r) && dir != r.as_path())?;
-    dir.ancestors()
-        .take_while(|a| a.starts_with(root) && *a != root.as_path())
-        .find(|a| PROJECT_MARKERS.iter().any(|m| a.join(m).exists()))
-        .map(Path::to_path_buf)
-}
-
 /// Everything C1 and C2 need, built before the fork.
 struct Prepared {
     // C1
@@ -354,19 +231,10 @@ struct Prepared {
     /// Set up IPv6; when false it is switched off in the namespace instead.
     ipv6: bool,
     // C2 mounts
-    proc_: CString,
-    /// (source, `/proc/self/fd/N` of its O_PATH descriptor, components to create, is a file).
-    keep: Vec<(CString, CString, Vec<CString>, bool)>,
-    masked: Vec<CString>,
-    /// /etc/resolv.conf when it is a link into the hidden /run (systemd-resolved): directories to
-    /// make, the file, and a resolv.conf naming the DNS sink.
-    resolv: Option<(Vec<CString>, CString, Vec<u8>)>,
-    home_dir: CString,
-    home_src: CString,
-    tmp_src: CString,
-    tmp_dst: CString,
-    extra_tmpfs: Vec<CString>,
+    root_plan: crate::contain::RootPlan,
+    /// Writable again after everything is made read-only (each mount alone, not its children).
     rw_again: Vec<CString>,
+    landlock: crate::contain::LandlockRules,
     root: CString,
     work: CString,
     // exec
@@ -379,6 +247,8 @@ struct Prepared {
     /// namespace (a single-id map is a well-known sandbox tell).
     full_maps: bool,
     traced: bool,
+    /// Landlock is left out: the server's own PID namespace needs a /proc mount after this.
+    landlock_skip: bool,
 }
 
 // Names of the steps, for error messages from the children.
@@ -394,7 +264,7 @@ const STEPS: &[&str] = &[
     "unshare(pid)",
     "fork PID 1",
     "mount /proc",
-    "hide real home directories",
+    "build the sandbox root (allow-list, pivot_root)",
     "mount sandbox HOME",
     "mount toolchain directory",
     "mount scratch /tmp",
@@ -591,13 +461,18 @@ impl Sandbox {
             })?;
         }
 
+        // Set when the server gets a PID namespace of its own (below): `unshare --mount-proc`
+        // mounts a /proc there, which a Landlock domain forbids, so Landlock is not applied then.
+        let mut hides_tracer = false;
         let argv_strings: Vec<String> = match &spec.tracer {
             Some(t) => {
                 // The server gets a PID namespace of its own below the tracer's: the tracer is
                 // neither its PID 1 nor its parent, and TracerPid reads 0 (the tracer has no pid
                 // there). PID 1 is a shell that started the server and waits for it. Without
                 // util-linux `unshare` the server runs beside the tracer, as before.
-                let mut inner = match which("unshare", &["/usr/bin", "/bin"]) {
+                let unshare = which("unshare", &["/usr/bin", "/bin"]);
+                hides_tracer = unshare.is_some();
+                let mut inner = match unshare {
                     Some(u) => vec![
                         u.to_string_lossy().into_owned(),
                         "--pid".into(),
@@ -632,36 +507,36 @@ impl Sandbox {
             }
             None => full_cmd.clone(),
         };
-        let masked = masked_roots();
-        let mut keep_roots = masked.clone();
-        keep_roots.push(PathBuf::from("/tmp"));
-        let keeps = keep_paths(&full_cmd, &path_var, &keep_roots);
         let home = spec.identity.home.as_str();
+        let hostname = spec.identity.hostname.as_str();
+        let newroot = run.root.join("root");
+        let empty = run.root.join("empty");
+        for d in [&newroot, &empty] {
+            std::fs::create_dir(d).map_err(|e| {
+                SandboxError::new(
+                    format!("cannot create {}: {e}", d.display()),
+                    "check that the temp directory is writable",
+                )
+            })?;
+        }
+        let needed = crate::contain::needed_paths(&full_cmd, &path_var);
+        let root_plan = crate::contain::RootPlan::new(&crate::contain::RootSpec {
+            newroot: &newroot,
+            empty: &empty,
+            home: (home, &run.home),
+            tmp: &run.tmp,
+            needed: &needed,
+            anchors: &crate::contain::dotdot_anchors(&full_cmd),
+            hostname,
+            sink_dns: SINK_ADDR_STR,
+        });
         let view = crate::paths::sandbox_view(
             (SANDBOX_HOME, &run.home),
             &run.tmp,
-            &[masked.clone(), PRIVATE_TMPFS.map(PathBuf::from).to_vec()].concat(),
-            &keeps[..keeps.len().min(KEEP_FD_COUNT)],
+            &[PathBuf::from("/")],
+            &root_plan.shown,
         );
-        let mut keep = Vec::new();
-        for (i, k) in keeps.iter().take(KEEP_FD_COUNT).enumerate() {
-            // Every component between the hidden root and the kept path is created in the sandbox.
-            let root = keep_roots
-                .iter()
-                .find(|m| k.starts_with(m))
-                .cloned()
-                .unwrap_or_default();
-            let mut mk = Vec::new();
-            let mut cur = root.clone();
-            if let Ok(rest) = k.strip_prefix(&root) {
-                for c in rest.components() {
-                    cur.push(c);
-                    mk.push(cpath(&cur)?);
-                }
-            }
-            let fdpath = cstr(&format!("/proc/self/fd/{}", KEEP_FD_BASE + i as c_int))?;
-            keep.push((cpath(k)?, fdpath, mk, k.is_file()));
-        }
+        let shown = root_plan.shown.clone();
         // SAFETY: getuid/getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let mut net_cmds = Vec::new();
@@ -730,42 +605,28 @@ impl Sandbox {
             full_maps,
             net_cmds,
             ipv6: spec.ipv6,
-            proc_: cstr("/proc")?,
-            keep,
-            masked: masked.iter().map(|m| cpath(m)).collect::<Result<_, _>>()?,
-            resolv: match std::fs::canonicalize("/etc/resolv.conf") {
-                Ok(target) if target.starts_with("/run/") => {
-                    let mut dirs = Vec::new();
-                    let mut cur = PathBuf::from("/run");
-                    if let Some(parent) = target.parent()
-                        && let Ok(rest) = parent.strip_prefix("/run")
-                    {
-                        for c in rest.components() {
-                            cur.push(c);
-                            dirs.push(cpath(&cur)?);
-                        }
-                    }
-                    Some((
-                        dirs,
-                        cpath(&target)?,
-                        format!("nameserver {SINK_ADDR_STR}\n").into_bytes(),
-                    ))
-                }
-                _ => None,
+            root_plan,
+            rw_again: [
+                home,
+                "/tmp",
+                "/var/tmp",
+                "/dev/shm",
+                "/dev",
+                "/dev/pts",
+                "/proc",
+            ]
+            .iter()
+            .map(|p| cstr(p))
+            .collect::<Result<_, _>>()?,
+            landlock: crate::contain::LandlockRules {
+                read: vec![cstr("/")?],
+                write: [home, "/tmp", "/var/tmp", "/dev/shm"]
+                    .iter()
+                    .map(|p| cstr(p))
+                    .collect::<Result<_, _>>()?,
+                devices: vec![cstr("/dev")?],
+                proc_: vec![cstr("/proc")?],
             },
-            home_dir: cstr(home)?,
-            home_src: cpath(&run.home)?,
-            tmp_src: cpath(&run.tmp)?,
-            tmp_dst: cstr("/tmp")?,
-            extra_tmpfs: PRIVATE_TMPFS
-                .iter()
-                .filter(|p| Path::new(p).is_dir())
-                .map(|p| cstr(p))
-                .collect::<Result<_, _>>()?,
-            rw_again: [home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/proc"]
-                .iter()
-                .map(|p| cstr(p))
-                .collect::<Result<_, _>>()?,
             root: cstr("/")?,
             work: cstr(&spec.identity.work)?,
             exe: cstr(&argv_strings[0])?,
@@ -777,6 +638,7 @@ impl Sandbox {
             limits: spec.limits,
             hostname: spec.identity.hostname.clone().into_bytes(),
             traced: spec.tracer.is_some(),
+            landlock_skip: hides_tracer,
         };
         let argv_p = ptrs(&prep.argv);
         let envp_p = ptrs(&prep.envp);
@@ -839,6 +701,8 @@ impl Sandbox {
             trace: spec.tracer.as_ref().map(|_| tr_r),
             sinks: None,
             view,
+            layers: crate::contain::Layers::default(),
+            shown,
             c1,
             status: None,
         };
@@ -849,18 +713,11 @@ impl Sandbox {
             return Err(e);
         }
         // Read status messages until EOF (EOF = PID 1 reached execve).
-        match recv_status(&st_parent) {
-            Ok(Some(sinks)) => sb.sinks = Some(sinks),
-            Ok(None) => {}
-            Err(e) => {
-                sb.kill();
-                return Err(e);
-            }
-        }
         loop {
             match recv_status(&st_parent) {
-                Ok(None) => break,
-                Ok(Some(_)) => {}
+                Ok(Status::Eof) => break,
+                Ok(Status::Sinks(sinks)) => sb.sinks = Some(sinks),
+                Ok(Status::Layers(l)) => sb.layers = l,
                 Err(e) => {
                     sb.kill();
                     return Err(e);
@@ -1022,7 +879,15 @@ fn step_error(buf: &[u8]) -> SandboxError {
     SandboxError::new(format!("sandbox setup failed at {step}: {os}"), fix)
 }
 
-fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
+/// A message from the sandbox during setup.
+enum Status {
+    /// PID 1 reached execve (the socket closed on exec).
+    Eof,
+    Sinks(SinkSockets),
+    Layers(crate::contain::Layers),
+}
+
+fn recv_status(sock: &OwnedFd) -> Result<Status, SandboxError> {
     use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
     let mut buf = [0u8; 16];
     let mut cmsg = nix::cmsg_space!([RawFd; 6]);
@@ -1055,7 +920,10 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
     }
     let n = msg.bytes;
     if n == 0 {
-        return Ok(None);
+        return Ok(Status::Eof);
+    }
+    if let Some(l) = crate::contain::Layers::decode(&buf[..n]) {
+        return Ok(Status::Layers(l));
     }
     match buf[0] {
         b'K' if fds.len() == 3 || fds.len() == 6 => {
@@ -1066,7 +934,7 @@ fn recv_status(sock: &OwnedFd) -> Result<Option<SinkSockets>, SandboxError> {
                         (Some(tcp), Some(udp), Some(dns)) => Some(SinkSockets6 { tcp, udp, dns }),
                         _ => None,
                     };
-                    Ok(Some(SinkSockets { tcp, udp, dns, v6 }))
+                    Ok(Status::Sinks(SinkSockets { tcp, udp, dns, v6 }))
                 }
                 _ => Err(SandboxError::new(
                     "sandbox sent incomplete sink sockets",
@@ -1303,92 +1171,17 @@ fn c2_main(
         // C1 is outside our PID namespace (getppid() is 0), so a death before the prctl cannot be
         // checked here; C1 only dies early when it is killed, and then the parent kills us too.
         let _ = c1_pid;
-        let nul = std::ptr::null();
-        let proc_fs = c"proc".as_ptr();
-        let tmpfs = c"tmpfs".as_ptr();
-        if !mount(
-            proc_fs,
-            &p.proc_,
-            proc_fs,
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        ) {
-            child_fail(status_fd, 10, errno());
-        }
-        for (i, (src, _, _, _)) in p.keep.iter().enumerate() {
-            let fd = libc::open(src.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-            if fd < 0 || libc::dup3(fd, KEEP_FD_BASE + i as c_int, libc::O_CLOEXEC) < 0 {
-                child_fail(status_fd, 13, errno());
-            }
-            libc::close(fd);
-        }
-        for m in &p.masked {
-            if !mount(tmpfs, m, tmpfs, libc::MS_NOSUID | libc::MS_NODEV) {
-                child_fail(status_fd, 11, errno());
-            }
-        }
-        // Best effort: without it names do not resolve, which loses captures but leaks nothing.
-        if let Some((dirs, file, content)) = &p.resolv {
-            for d in dirs {
-                libc::mkdir(d.as_ptr(), 0o755);
-            }
-            let fd = libc::open(
-                file.as_ptr(),
-                libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC | libc::O_CLOEXEC,
-                0o644,
-            );
-            if fd >= 0 {
-                libc::write(fd, content.as_ptr().cast(), content.len());
-                libc::close(fd);
-            }
-        }
-        libc::mkdir(p.home_dir.as_ptr(), 0o755);
-        if !mount(
-            p.home_src.as_ptr(),
-            &p.home_dir,
-            nul,
-            libc::MS_BIND | libc::MS_REC,
-        ) {
-            child_fail(status_fd, 12, errno());
-        }
-        if !mount(
-            p.tmp_src.as_ptr(),
-            &p.tmp_dst,
-            nul,
-            libc::MS_BIND | libc::MS_REC,
-        ) {
-            child_fail(status_fd, 14, errno());
-        }
-        for t in &p.extra_tmpfs {
-            // Best effort: these only need to be private, not present.
-            mount(tmpfs, t, tmpfs, libc::MS_NOSUID | libc::MS_NODEV);
-        }
-        for (_, fdpath, mk, is_file) in &p.keep {
-            for (j, c) in mk.iter().enumerate() {
-                if *is_file && j + 1 == mk.len() {
-                    let fd = libc::open(
-                        c.as_ptr(),
-                        libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                        0o644,
-                    );
-                    if fd >= 0 {
-                        libc::close(fd);
-                    }
-                } else {
-                    libc::mkdir(c.as_ptr(), 0o755);
-                }
-            }
-            if let Some(dst) = mk.last()
-                && !mount(fdpath.as_ptr(), dst, nul, libc::MS_BIND | libc::MS_REC)
-            {
-                child_fail(status_fd, 13, errno());
-            }
-        }
+        let fallbacks = match crate::contain::build_root(&p.root_plan) {
+            Ok(n) => n,
+            Err(e) => child_fail(status_fd, 11, e),
+        };
         if mount_setattr(&p.root, MOUNT_ATTR_RDONLY, 0, true) != 0 {
             child_fail(status_fd, 15, errno());
         }
         for w in &p.rw_again {
-            // Paths that do not exist are skipped.
-            if mount_setattr(w, 0, MOUNT_ATTR_RDONLY, true) != 0 && errno() != libc::ENOENT {
+            // Paths that do not exist are skipped. Not recursive: a host directory shown below
+            // /tmp or HOME stays read-only.
+            if mount_setattr(w, 0, MOUNT_ATTR_RDONLY, false) != 0 && errno() != libc::ENOENT {
                 child_fail(status_fd, 15, errno());
             }
         }
@@ -1459,6 +1252,19 @@ fn c2_main(
         if libc::chdir(p.work.as_ptr()) != 0 {
             child_fail(status_fd, 18, errno());
         }
+        // Landlock last: everything above needed mounts, which a Landlock domain forbids.
+        let (abi, landlock) = if p.landlock_skip {
+            (crate::contain::landlock_abi(), crate::contain::LL_SKIPPED)
+        } else {
+            crate::contain::landlock_restrict(&p.landlock)
+        };
+        let layers = crate::contain::Layers {
+            landlock_abi: abi,
+            landlock,
+            overlay_fallbacks: fallbacks,
+        }
+        .encode();
+        libc::write(status_fd, layers.as_ptr().cast(), layers.len());
         // stdin, stdout, stderr, trace → 0..3; dup2 clears CLOEXEC on the targets.
         let [i, o, e, t] = fds;
         // Move sources above 3 first so dup2 order cannot clobber them.
@@ -1484,30 +1290,5 @@ fn c2_main(
         libc::syscall(libc::SYS_close_range, (st + 1) as u32, u32::MAX, 0u32);
         libc::execve(p.exe.as_ptr(), argv_p.as_ptr(), envp_p.as_ptr());
         child_fail(st, 20, errno());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn script_under_a_masked_root_keeps_its_whole_project() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let root = tmp.path().to_path_buf();
-        let project = root.join("checkout");
-        let script_dir = project.join("fixtures/runtime/server_a");
-        std::fs::create_dir_all(&script_dir).expect("mkdir");
-        std::fs::write(project.join("pyproject.toml"), "").expect("marker");
-        assert_eq!(
-            project_root(&script_dir, std::slice::from_ref(&root)),
-            Some(project.clone())
-        );
-        // Twin: with no marker below the masked root only the script's directory is kept.
-        std::fs::remove_file(project.join("pyproject.toml")).expect("rm");
-        assert_eq!(project_root(&script_dir, std::slice::from_ref(&root)), None);
-        // A marker on the masked root itself is never taken: that would unmask all of /tmp.
-        std::fs::write(root.join("package.json"), "").expect("marker");
-        assert_eq!(project_root(&script_dir, std::slice::from_ref(&root)), None);
     }
 }

@@ -6,8 +6,8 @@
 
 use crate::RenderOptions;
 use mcp_scan_core::{
-    AnalyzerStatus, Coverage, Diagnostic, EntityReport, Finding, Report, ScanInfo, Severity,
-    ToolBehavior, ToolRef, ToolStatus,
+    AnalyzerStatus, ContainmentLayer, Coverage, Diagnostic, EntityReport, Finding, Report,
+    ScanInfo, Severity, ToolBehavior, ToolRef, ToolStatus,
 };
 use serde::Serialize;
 
@@ -26,6 +26,8 @@ struct RawReport<'a> {
     behaviors: &'a [ToolBehavior],
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<&'a Coverage>,
+    #[serde(skip_serializing_if = "<[ContainmentLayer]>::is_empty")]
+    containment: &'a [ContainmentLayer],
 }
 
 /// Counts over the whole, unfiltered report.
@@ -119,6 +121,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
         diagnostics: &report.diagnostics,
         behaviors: &report.behaviors,
         coverage: report.coverage.as_ref(),
+        containment: &report.containment,
     };
     crate::to_json(&raw)
 }
