@@ -1419,7 +1419,11 @@ impl Frame<'_, '_, '_> {
                         .iter()
                         .map(|k| k.clone().unwrap_or_else(|| UNKNOWN.to_string()))
                         .collect();
-                    (any_lit || !text.contains(UNKNOWN)).then(|| Val::konst(text).konst)?
+                    // Kept when any part is known: `{BASE}{endpoint}` with a fixed base URL
+                    // still names its host when the endpoint is unknown. Only an all-unknown
+                    // text (`{x}`) is no constant.
+                    (any_lit || text.chars().any(|ch| ch != UNKNOWN))
+                        .then(|| Val::konst(text).konst)?
                 });
                 out
             }

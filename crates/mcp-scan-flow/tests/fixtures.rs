@@ -251,6 +251,22 @@ fn destinations_the_caller_cannot_move_stay_clean_and_their_twins_are_flagged() 
 }
 
 #[test]
+fn a_fixed_base_with_a_path_joined_to_an_endpoint_keeps_its_host_and_a_bare_host_base_does_not() {
+    let s = check_fixture("fixed_base_helpers");
+    // `f"{BASE}{endpoint}"` has no literal text, yet the base's constant stays: the request
+    // names its host, and the parameter is in the path after it.
+    let b = behavior(&s, "get_note");
+    assert!(
+        b.capabilities.iter().any(|c| c.kind == "network-fetch"
+            && c.detail
+                .as_deref()
+                .is_some_and(|d| d.contains("https://api.notesapp.example.com/rest/v2/notes/"))),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
