@@ -267,6 +267,22 @@ fn a_fixed_base_with_a_path_joined_to_an_endpoint_keeps_its_host_and_a_bare_host
 }
 
 #[test]
+fn a_path_parameter_its_own_schema_describes_as_a_file_is_declared_and_one_described_otherwise_is_not()
+ {
+    let s = check_fixture("param_described_paths");
+    let severity = |tool: &str, rule: &str| {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .and_then(|r| r.findings.iter().find(|f| f.rule_id == rule))
+            .map(|f| f.severity)
+    };
+    assert_eq!(severity("show_scores", "MCPS-S005"), Some(Severity::Low));
+    assert_eq!(severity("save_scores", "MCPS-S006"), Some(Severity::Low));
+    assert_eq!(severity("show_run", "MCPS-S005"), Some(Severity::Medium));
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
