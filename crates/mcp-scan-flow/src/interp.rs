@@ -699,6 +699,20 @@ fn is_static_method(module: &Module, f: FuncId) -> bool {
 /// The field of a client object holding the base URL it was built on (`[[base_url]]`); not
 /// a Python identifier, so no attribute of the scanned code can collide with it.
 const BASE_URL_FIELD: &str = "<base_url>";
+/// The field of a request object (`urllib.request.Request(url, data=...)`) holding what it
+/// carries (body, headers): the object itself is its URL.
+const REQUEST_PAYLOAD_FIELD: &str = "<request_payload>";
+
+/// The taint that decides where a sink acts: all of the value's, except what a request object
+/// only carries.
+fn destination_taint(t: &Val) -> BTreeMap<String, Taint> {
+    if !t.fields.contains_key(REQUEST_PAYLOAD_FIELD) {
+        return t.all_taint();
+    }
+    let mut v = t.clone();
+    v.fields.remove(REQUEST_PAYLOAD_FIELD);
+    v.all_taint()
+}
 
 /// A literal default value.
 fn literal(e: &Expr) -> Val {
@@ -2310,6 +2324,21 @@ impl Frame<'_, '_, '_> {
         {
             out.fields.insert(BASE_URL_FIELD.to_string(), base.clone());
         }
+        if let Some(sel) = models.requests.get(q)
+            && let Some(url) = select(sel, recv, argv)
+        {
+            let mut payload = Val::default();
+            for (_, v, _) in argv {
+                if !std::ptr::eq(v, url) {
+                    payload.absorb_taint(v);
+                }
+            }
+            out.taint = url.taint.clone();
+            out.konst = url.konst.clone();
+            out.alts = url.alts.clone();
+            out.fields
+                .insert(REQUEST_PAYLOAD_FIELD.to_string(), payload);
+        }
         out.refs.insert(Ref::Api(
             models
                 .types
@@ -2458,7 +2487,7 @@ impl Frame<'_, '_, '_> {
                 if let Some(t) = target {
                     let reaching = match &row.code_keys {
                         Some(code) => structural_taint(t, code),
-                        None => t.all_taint(),
+                        None => destination_taint(t),
                     };
                     for (l, tt) in reaching {
                         taints.push((l, tt, true));
@@ -2471,6 +2500,9 @@ impl Frame<'_, '_, '_> {
                         if !is_target {
                             others.absorb_taint(v);
                         }
+                    }
+                    if let Some(p) = target.and_then(|t| t.fields.get(REQUEST_PAYLOAD_FIELD)) {
+                        others.absorb_taint(p);
                     }
                     for (l, tt) in others.all_taint() {
                         if !taints.iter().any(|(x, _, _)| x == &l) {
@@ -2696,7 +2728,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(parts.join(" "));
         }
-        let labels: Vec<String> = v.all_taint().keys().cloned().collect();
+        let labels: Vec<String> = destination_taint(v).keys().cloned().collect();
         if labels.is_empty() {
             None
         } else {

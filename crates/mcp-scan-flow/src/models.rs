@@ -225,6 +225,10 @@ pub struct Models {
     /// Client constructors whose argument is the base URL relative request paths are resolved
     /// against (`httpx.Client(base_url=...)`).
     pub base_urls: HashMap<String, ArgSel>,
+    /// Request-object constructors (`urllib.request.Request(url, data=...)`) and the argument
+    /// that is the URL: a sink sending the object acts on that URL, and the other arguments
+    /// (body, headers) are what it carries, never where it goes.
+    pub requests: HashMap<String, ArgSel>,
     /// Methods that store their arguments into their receiver (`append`, `set_content`).
     pub mutators: Vec<String>,
     pub secret_env: Vec<SecretEnv>,
@@ -543,6 +547,15 @@ impl Models {
                 },
             );
         }
+        for r in raw.request {
+            self.requests.insert(
+                r.callee,
+                ArgSel {
+                    index: r.arg,
+                    keyword: r.kwarg,
+                },
+            );
+        }
         for r in raw.callback {
             self.callbacks.insert(
                 r.callee,
@@ -611,6 +624,8 @@ struct RawModelFile {
     method_sink: Vec<RawMethodSink>,
     #[serde(default)]
     base_url: Vec<RawBaseUrl>,
+    #[serde(default)]
+    request: Vec<RawBaseUrl>,
 }
 
 #[derive(Deserialize)]

@@ -283,6 +283,36 @@ fn a_path_parameter_its_own_schema_describes_as_a_file_is_declared_and_one_descr
 }
 
 #[test]
+fn a_request_objects_body_is_what_it_carries_and_its_url_is_where_it_goes() {
+    let s = check_fixture("request_objects");
+    // The key in the body reaches the send, as payload, not as the destination.
+    let b = behavior(&s, "check_quota");
+    assert!(
+        b.flows
+            .iter()
+            .any(|f| f.source == "param:api_key" && f.sink_kind == "network-fetch"),
+        "{}",
+        describe(&s.results)
+    );
+    let at = s
+        .results
+        .iter()
+        .find(|r| r.target.name == "check_quota_at")
+        .expect("check_quota_at");
+    let s007 = at
+        .findings
+        .iter()
+        .find(|f| f.rule_id == "MCPS-S007")
+        .expect("S007 on the Request's URL");
+    assert!(
+        s007.observation.contains("param:verify_url")
+            && !s007.observation.contains("param:api_key"),
+        "{}",
+        s007.observation
+    );
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
