@@ -703,6 +703,26 @@ const BASE_URL_FIELD: &str = "<base_url>";
 /// carries (body, headers): the object itself is its URL.
 const REQUEST_PAYLOAD_FIELD: &str = "<request_payload>";
 
+/// The fixed `scheme://host/` a text starts with (`https://www.example.com/share/…`), if any:
+/// whatever follows the `/` cannot change the host.
+fn fixed_origin(text: &str) -> Option<&str> {
+    let (scheme, rest) = text.split_once("://")?;
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'));
+    let host_end = rest.find('/')?;
+    let host = &rest[..host_end];
+    (scheme_ok
+        && !host.is_empty()
+        && !host.contains(UNKNOWN)
+        && !host.chars().any(char::is_whitespace))
+    .then(|| &text[..scheme.len() + 3 + host_end + 1])
+}
+
 /// The taint that decides where a sink acts: all of the value's, except what a request object
 /// only carries.
 fn destination_taint(t: &Val) -> BTreeMap<String, Taint> {
@@ -2317,6 +2337,22 @@ impl Frame<'_, '_, '_> {
                 set_const_over(&mut out, &parts, join_path)
             }
             Some(ConstOp::Home) => out.konst = Some("~".to_string()),
+            Some(ConstOp::FirstUrlOfArg1) => {
+                out.konst = None;
+                out.alts.clear();
+                if let Some(origin) = pos
+                    .get(1)
+                    .copied()
+                    .flatten()
+                    .and_then(|t| t.konst.as_deref())
+                    .and_then(fixed_origin)
+                {
+                    let mut first = Val::default();
+                    first.absorb_taint(&out);
+                    first.konst = Some(format!("{origin}{UNKNOWN}"));
+                    out.fields.insert("0".to_string(), first);
+                }
+            }
             Some(ConstOp::None) | None => out.konst = None,
         }
         if let Some(sel) = models.base_urls.get(q)

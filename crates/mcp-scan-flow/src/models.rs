@@ -148,6 +148,10 @@ pub enum ConstOp {
     JoinPathReceiver,
     /// The home directory, written `~`.
     Home,
+    /// A list whose first element is the first URL found in the second argument's text
+    /// (`re.findall(URL_PATTERN, text)[0]`): when that text starts with a fixed
+    /// `scheme://host/`, the first URL found there keeps that host.
+    FirstUrlOfArg1,
     /// No constant (encoders).
     None,
 }
@@ -456,6 +460,7 @@ impl Models {
                 Some("join-path") => ConstOp::JoinPath,
                 Some("join-path-receiver") => ConstOp::JoinPathReceiver,
                 Some("home") => ConstOp::Home,
+                Some("first-url-of-arg1") => ConstOp::FirstUrlOfArg1,
                 Some(other) => {
                     return Err(src.error(
                         r.r#const.as_ref().map_or(0..0, |c| c.span()),

@@ -313,6 +313,33 @@ fn a_request_objects_body_is_what_it_carries_and_its_url_is_where_it_goes() {
 }
 
 #[test]
+fn the_first_url_found_in_a_text_starting_with_a_fixed_host_stays_on_that_host() {
+    let s = check_fixture("share_text_urls");
+    let fetched = |tool: &str| {
+        behavior(&s, tool)
+            .capabilities
+            .iter()
+            .filter(|c| c.kind == "network-fetch")
+            .filter_map(|c| c.detail.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        fetched("clipshare_video")
+            .iter()
+            .any(|d| d.contains("https://www.clipshare.example.com/")),
+        "{}",
+        describe(&s.results)
+    );
+    assert!(
+        !fetched("clipshare_video_quoted")
+            .iter()
+            .any(|d| d.contains("clipshare.example.com")),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
