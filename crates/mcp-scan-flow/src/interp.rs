@@ -699,6 +699,40 @@ fn is_static_method(module: &Module, f: FuncId) -> bool {
 /// The field of a client object holding the base URL it was built on (`[[base_url]]`); not
 /// a Python identifier, so no attribute of the scanned code can collide with it.
 const BASE_URL_FIELD: &str = "<base_url>";
+/// The field of a request object (`urllib.request.Request(url, data=...)`) holding what it
+/// carries (body, headers): the object itself is its URL.
+const REQUEST_PAYLOAD_FIELD: &str = "<request_payload>";
+
+/// The fixed `scheme://host/` a text starts with (`https://www.example.com/share/…`), if any:
+/// whatever follows the `/` cannot change the host.
+fn fixed_origin(text: &str) -> Option<&str> {
+    let (scheme, rest) = text.split_once("://")?;
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'));
+    let host_end = rest.find('/')?;
+    let host = &rest[..host_end];
+    (scheme_ok
+        && !host.is_empty()
+        && !host.contains(UNKNOWN)
+        && !host.chars().any(char::is_whitespace))
+    .then(|| &text[..scheme.len() + 3 + host_end + 1])
+}
+
+/// The taint that decides where a sink acts: all of the value's, except what a request object
+/// only carries.
+fn destination_taint(t: &Val) -> BTreeMap<String, Taint> {
+    if !t.fields.contains_key(REQUEST_PAYLOAD_FIELD) {
+        return t.all_taint();
+    }
+    let mut v = t.clone();
+    v.fields.remove(REQUEST_PAYLOAD_FIELD);
+    v.all_taint()
+}
 
 /// A literal default value.
 fn literal(e: &Expr) -> Val {
@@ -1419,7 +1453,11 @@ impl Frame<'_, '_, '_> {
                         .iter()
                         .map(|k| k.clone().unwrap_or_else(|| UNKNOWN.to_string()))
                         .collect();
-                    (any_lit || !text.contains(UNKNOWN)).then(|| Val::konst(text).konst)?
+                    // Kept when any part is known: `{BASE}{endpoint}` with a fixed base URL
+                    // still names its host when the endpoint is unknown. Only an all-unknown
+                    // text (`{x}`) is no constant.
+                    (any_lit || text.chars().any(|ch| ch != UNKNOWN))
+                        .then(|| Val::konst(text).konst)?
                 });
                 out
             }
@@ -2299,12 +2337,43 @@ impl Frame<'_, '_, '_> {
                 set_const_over(&mut out, &parts, join_path)
             }
             Some(ConstOp::Home) => out.konst = Some("~".to_string()),
+            Some(ConstOp::FirstUrlOfArg1) => {
+                out.konst = None;
+                out.alts.clear();
+                if let Some(origin) = pos
+                    .get(1)
+                    .copied()
+                    .flatten()
+                    .and_then(|t| t.konst.as_deref())
+                    .and_then(fixed_origin)
+                {
+                    let mut first = Val::default();
+                    first.absorb_taint(&out);
+                    first.konst = Some(format!("{origin}{UNKNOWN}"));
+                    out.fields.insert("0".to_string(), first);
+                }
+            }
             Some(ConstOp::None) | None => out.konst = None,
         }
         if let Some(sel) = models.base_urls.get(q)
             && let Some(base) = select(sel, recv, argv)
         {
             out.fields.insert(BASE_URL_FIELD.to_string(), base.clone());
+        }
+        if let Some(sel) = models.requests.get(q)
+            && let Some(url) = select(sel, recv, argv)
+        {
+            let mut payload = Val::default();
+            for (_, v, _) in argv {
+                if !std::ptr::eq(v, url) {
+                    payload.absorb_taint(v);
+                }
+            }
+            out.taint = url.taint.clone();
+            out.konst = url.konst.clone();
+            out.alts = url.alts.clone();
+            out.fields
+                .insert(REQUEST_PAYLOAD_FIELD.to_string(), payload);
         }
         out.refs.insert(Ref::Api(
             models
@@ -2454,7 +2523,7 @@ impl Frame<'_, '_, '_> {
                 if let Some(t) = target {
                     let reaching = match &row.code_keys {
                         Some(code) => structural_taint(t, code),
-                        None => t.all_taint(),
+                        None => destination_taint(t),
                     };
                     for (l, tt) in reaching {
                         taints.push((l, tt, true));
@@ -2467,6 +2536,9 @@ impl Frame<'_, '_, '_> {
                         if !is_target {
                             others.absorb_taint(v);
                         }
+                    }
+                    if let Some(p) = target.and_then(|t| t.fields.get(REQUEST_PAYLOAD_FIELD)) {
+                        others.absorb_taint(p);
                     }
                     for (l, tt) in others.all_taint() {
                         if !taints.iter().any(|(x, _, _)| x == &l) {
@@ -2692,7 +2764,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(parts.join(" "));
         }
-        let labels: Vec<String> = v.all_taint().keys().cloned().collect();
+        let labels: Vec<String> = destination_taint(v).keys().cloned().collect();
         if labels.is_empty() {
             None
         } else {

@@ -493,6 +493,7 @@ fn evaluate_rules(
                         && dp.covers(
                             models,
                             description,
+                            &b.parameters,
                             flows.iter().map(|f| f.source.as_str()),
                             detail,
                         )

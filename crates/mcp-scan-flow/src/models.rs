@@ -148,6 +148,10 @@ pub enum ConstOp {
     JoinPathReceiver,
     /// The home directory, written `~`.
     Home,
+    /// A list whose first element is the first URL found in the second argument's text
+    /// (`re.findall(URL_PATTERN, text)[0]`): when that text starts with a fixed
+    /// `scheme://host/`, the first URL found there keeps that host.
+    FirstUrlOfArg1,
     /// No constant (encoders).
     None,
 }
@@ -225,6 +229,10 @@ pub struct Models {
     /// Client constructors whose argument is the base URL relative request paths are resolved
     /// against (`httpx.Client(base_url=...)`).
     pub base_urls: HashMap<String, ArgSel>,
+    /// Request-object constructors (`urllib.request.Request(url, data=...)`) and the argument
+    /// that is the URL: a sink sending the object acts on that URL, and the other arguments
+    /// (body, headers) are what it carries, never where it goes.
+    pub requests: HashMap<String, ArgSel>,
     /// Methods that store their arguments into their receiver (`append`, `set_content`).
     pub mutators: Vec<String>,
     pub secret_env: Vec<SecretEnv>,
@@ -452,6 +460,7 @@ impl Models {
                 Some("join-path") => ConstOp::JoinPath,
                 Some("join-path-receiver") => ConstOp::JoinPathReceiver,
                 Some("home") => ConstOp::Home,
+                Some("first-url-of-arg1") => ConstOp::FirstUrlOfArg1,
                 Some(other) => {
                     return Err(src.error(
                         r.r#const.as_ref().map_or(0..0, |c| c.span()),
@@ -543,6 +552,15 @@ impl Models {
                 },
             );
         }
+        for r in raw.request {
+            self.requests.insert(
+                r.callee,
+                ArgSel {
+                    index: r.arg,
+                    keyword: r.kwarg,
+                },
+            );
+        }
         for r in raw.callback {
             self.callbacks.insert(
                 r.callee,
@@ -611,6 +629,8 @@ struct RawModelFile {
     method_sink: Vec<RawMethodSink>,
     #[serde(default)]
     base_url: Vec<RawBaseUrl>,
+    #[serde(default)]
+    request: Vec<RawBaseUrl>,
 }
 
 #[derive(Deserialize)]

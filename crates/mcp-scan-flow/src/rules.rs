@@ -283,19 +283,29 @@ pub struct DeclaredPath {
 
 impl DeclaredPath {
     /// Whether every source is such a parameter and the sink's path stays an ordinary one.
+    /// The files may be declared by the tool's description or by the parameter's own
+    /// (`"results_path": {"description": "Path to a results JSON file"}`).
     pub fn covers<'a>(
         &self,
         models: &Models,
         description: Option<&str>,
+        params: &[mcp_scan_core::DeclaredParam],
         mut sources: impl Iterator<Item = &'a str>,
         detail: &str,
     ) -> bool {
-        description.is_some_and(|d| self.description.is_match(d))
-            && sources.all(|s| {
-                s.strip_prefix("param:")
-                    .is_some_and(|p| self.param.is_match(p))
+        let tool_declares = description.is_some_and(|d| self.description.is_match(d));
+        sources.all(|s| {
+            s.strip_prefix("param:").is_some_and(|p| {
+                self.param.is_match(p)
+                    && (tool_declares
+                        || params.iter().any(|d| {
+                            d.name == p
+                                && d.description
+                                    .as_deref()
+                                    .is_some_and(|t| self.description.is_match(t))
+                        }))
             })
-            && !detail.contains("..")
+        }) && !detail.contains("..")
             && !sensitive(models, detail)
             && !joined_to_a_fixed_root(detail)
     }

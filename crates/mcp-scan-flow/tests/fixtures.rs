@@ -251,6 +251,95 @@ fn destinations_the_caller_cannot_move_stay_clean_and_their_twins_are_flagged() 
 }
 
 #[test]
+fn a_fixed_base_with_a_path_joined_to_an_endpoint_keeps_its_host_and_a_bare_host_base_does_not() {
+    let s = check_fixture("fixed_base_helpers");
+    // `f"{BASE}{endpoint}"` has no literal text, yet the base's constant stays: the request
+    // names its host, and the parameter is in the path after it.
+    let b = behavior(&s, "get_note");
+    assert!(
+        b.capabilities.iter().any(|c| c.kind == "network-fetch"
+            && c.detail
+                .as_deref()
+                .is_some_and(|d| d.contains("https://api.notesapp.example.com/rest/v2/notes/"))),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn a_path_parameter_its_own_schema_describes_as_a_file_is_declared_and_one_described_otherwise_is_not()
+ {
+    let s = check_fixture("param_described_paths");
+    let severity = |tool: &str, rule: &str| {
+        s.results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .and_then(|r| r.findings.iter().find(|f| f.rule_id == rule))
+            .map(|f| f.severity)
+    };
+    assert_eq!(severity("show_scores", "MCPS-S005"), Some(Severity::Low));
+    assert_eq!(severity("save_scores", "MCPS-S006"), Some(Severity::Low));
+    assert_eq!(severity("show_run", "MCPS-S005"), Some(Severity::Medium));
+}
+
+#[test]
+fn a_request_objects_body_is_what_it_carries_and_its_url_is_where_it_goes() {
+    let s = check_fixture("request_objects");
+    // The key in the body reaches the send, as payload, not as the destination.
+    let b = behavior(&s, "check_quota");
+    assert!(
+        b.flows
+            .iter()
+            .any(|f| f.source == "param:api_key" && f.sink_kind == "network-fetch"),
+        "{}",
+        describe(&s.results)
+    );
+    let at = s
+        .results
+        .iter()
+        .find(|r| r.target.name == "check_quota_at")
+        .expect("check_quota_at");
+    let s007 = at
+        .findings
+        .iter()
+        .find(|f| f.rule_id == "MCPS-S007")
+        .expect("S007 on the Request's URL");
+    assert!(
+        s007.observation.contains("param:verify_url")
+            && !s007.observation.contains("param:api_key"),
+        "{}",
+        s007.observation
+    );
+}
+
+#[test]
+fn the_first_url_found_in_a_text_starting_with_a_fixed_host_stays_on_that_host() {
+    let s = check_fixture("share_text_urls");
+    let fetched = |tool: &str| {
+        behavior(&s, tool)
+            .capabilities
+            .iter()
+            .filter(|c| c.kind == "network-fetch")
+            .filter_map(|c| c.detail.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        fetched("clipshare_video")
+            .iter()
+            .any(|d| d.contains("https://www.clipshare.example.com/")),
+        "{}",
+        describe(&s.results)
+    );
+    assert!(
+        !fetched("clipshare_video_quoted")
+            .iter()
+            .any(|d| d.contains("clipshare.example.com")),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
 fn regex_checks_that_pin_the_host_or_the_whole_value_guard_and_loose_ones_do_not() {
     let s = check_fixture("regex_guards");
     for (tool, kind) in [
