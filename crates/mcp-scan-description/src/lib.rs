@@ -84,7 +84,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             return;
         }
         let first = hits.len();
-        self.scan_text(field, names, hits);
+        self.scan_text(field, names, false, hits);
         // What the model may read that the raw text hides: the text without invisible
         // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
         // Every rule runs again on each reading; the decoded text is the evidence.
@@ -104,6 +104,9 @@ impl<'r> DescriptionAnalyzer<'r> {
                 views.push((format!("{} (decoded {how})", field.path), t));
             }
         }
+        // Text the model reads but the raw field hides: a decoded payload or tag text (not the
+        // same text with splitters removed, nor an identifier read as words).
+        let hidden = |path: &str| path.ends_with("tag text)") || path.contains(" (decoded ");
         for (path, t) in &views {
             // An identifier read as words is prose; any other reading stays the kind of text
             // it was read from (a decoded answer is still an answer).
@@ -113,7 +116,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             };
             let view = Field::new(path.clone(), class, t);
             let mut derived = Vec::new();
-            self.scan_text(&view, names, &mut derived);
+            self.scan_text(&view, names, hidden(path), &mut derived);
             // A reading only adds what the raw text did not already show.
             derived.retain(|d| {
                 !hits[first..]
@@ -124,7 +127,14 @@ impl<'r> DescriptionAnalyzer<'r> {
         }
     }
 
-    fn scan_text(&self, field: &Field<'_>, names: &Names<'_, '_>, hits: &mut Vec<Hit>) {
+    /// `reading`: the text is a hidden reading of a field (decoded, tag text).
+    fn scan_text(
+        &self,
+        field: &Field<'_>,
+        names: &Names<'_, '_>,
+        reading: bool,
+        hits: &mut Vec<Hit>,
+    ) {
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
@@ -137,6 +147,9 @@ impl<'r> DescriptionAnalyzer<'r> {
                 let p = index[i];
                 let cue = &rule.cues[p.cue];
                 if cue.not_in_instructions && field.path == "instructions" {
+                    continue;
+                }
+                if cue.only_in_readings && !reading {
                     continue;
                 }
                 let directive = !rule.requires_any.is_empty();

