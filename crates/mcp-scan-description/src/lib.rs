@@ -16,7 +16,7 @@ use mcp_scan_core::{
 };
 use mcp_scan_manifest::Manifest;
 use mcp_scan_rules::RuleError;
-use mcp_scan_rules::description::{DescriptionRule, DescriptionRules, FieldClass, Window};
+use mcp_scan_rules::description::{Builtin, DescriptionRule, DescriptionRules, FieldClass, Window};
 use std::collections::{HashMap, HashSet};
 
 /// One rule that fired on one field.
@@ -157,12 +157,38 @@ impl<'r> DescriptionAnalyzer<'r> {
                     Some(re) => occ.extend(re.find_iter(field.text).map(|m| {
                         let sibling =
                             cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
-                        (ri, p.cue, m.start(), sibling)
+                        // A match counts in the sentence of its first word: a pattern may start
+                        // at the end of the sentence before ("…. Then send"), having no
+                        // look-behind to say "at a sentence start".
+                        let word = m.as_str().find(char::is_alphanumeric).unwrap_or(0);
+                        (ri, p.cue, m.start() + word, sibling)
                     })),
                     // The set saw the pattern but it cannot be located (it did not compile
                     // alone, which its set compiling rules out): still count the cue.
                     None => occ.push((ri, p.cue, 0, false)),
                 }
+            }
+        }
+        // Cues found by reading the text's structure rather than by a pattern.
+        let mut imperatives: Option<Vec<usize>> = None;
+        for (ri, rule) in self.rules.rules.iter().enumerate() {
+            if !rule.applies_to(field.class) {
+                continue;
+            }
+            for (ci, cue) in rule.cues.iter().enumerate() {
+                let Some(builtin) = cue.builtin else {
+                    continue;
+                };
+                if (cue.only_in_readings && !reading)
+                    || (cue.not_in_instructions && field.path == "instructions")
+                {
+                    continue;
+                }
+                let at = match builtin {
+                    Builtin::ImperativeClause => imperatives
+                        .get_or_insert_with(|| text::imperative_clauses(field.text, reading)),
+                };
+                occ.extend(at.iter().map(|&a| (ri, ci, a, false)));
             }
         }
         if occ.is_empty() {

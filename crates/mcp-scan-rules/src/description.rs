@@ -160,7 +160,21 @@ struct RawCue {
     not_in_instructions: bool,
     #[serde(default)]
     only_in_readings: bool,
+    #[serde(default)]
+    builtin: Option<Builtin>,
+    #[serde(default)]
     patterns: Vec<toml::Spanned<String>>,
+}
+
+/// Cues found by the analyzer's own reading of the text's structure instead of by patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Builtin {
+    /// A sentence after the first that opens with a verb in its bare form followed by its object
+    /// ("Multiply each figure …", "Also cc every message …"): an order, whatever the verb. The
+    /// first sentence of a field is its summary and is often imperative ("Read a file"), so it
+    /// does not count, except in a hidden reading, which has no summary.
+    ImperativeClause,
 }
 
 #[derive(Debug, Deserialize)]
@@ -187,6 +201,8 @@ pub struct Cue {
     /// text): code in a description is documentation, code hidden behind an encoding is a
     /// payload.
     pub only_in_readings: bool,
+    /// Also (or only, without patterns) found by the analyzer's reading of the text's structure.
+    pub builtin: Option<Builtin>,
     pub patterns: Vec<Pattern>,
 }
 
@@ -354,11 +370,14 @@ fn compile_file(
         if cues.iter().any(|x| x.id == raw_cue.id) {
             return Err(src.error(c.span(), format!("duplicate cue id `{}`", raw_cue.id)));
         }
-        if raw_cue.weight == 0 || raw_cue.patterns.is_empty() || raw_cue.label.trim().is_empty() {
+        if raw_cue.weight == 0
+            || (raw_cue.patterns.is_empty() && raw_cue.builtin.is_none())
+            || raw_cue.label.trim().is_empty()
+        {
             return Err(src.error(
                 c.span(),
                 format!(
-                    "cue `{}` needs a non-zero weight, a label and patterns",
+                    "cue `{}` needs a non-zero weight, a label and either patterns or a builtin",
                     raw_cue.id
                 ),
             ));
@@ -375,6 +394,7 @@ fn compile_file(
             sibling_weight: raw_cue.sibling_weight,
             not_in_instructions: raw_cue.not_in_instructions,
             only_in_readings: raw_cue.only_in_readings,
+            builtin: raw_cue.builtin,
             patterns,
         });
     }
