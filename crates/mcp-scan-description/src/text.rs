@@ -62,7 +62,8 @@ const LEAD_ADVERBS: &[&str] = &[
 /// again" are about the tool itself.
 #[rustfmt::skip]
 const OBJECT_OPENERS: &[&str] = &[
-    "a", "all", "along", "an", "any", "anything", "away", "back", "both", "down", "each",
+    "a", "all", "along", "an", "any", "anything", "away", "back", "both", "down", "each", "to",
+    "yourself",
     "every", "everything", "her", "his", "its", "my", "off", "our", "out", "over", "that", "the",
     "their", "them", "these", "those", "up", "what", "whatever", "your",
 ];
@@ -113,12 +114,28 @@ pub fn imperative_clauses(text: &str, reading: bool) -> Vec<usize> {
             "while ",
             "prior to ",
             "as soon as ",
+            "whatever ",
+            "whichever ",
+            "wherever ",
+            "regardless ",
+            "no matter ",
+            "for every ",
+            "for each ",
+            "during ",
+            "to ",
+            "in order to ",
         ]
         .iter()
         .any(|w| head.starts_with(w));
         if conditional {
             if let Some(c) = sentence.find(", ") {
                 opens.push(c + 2);
+            }
+        }
+        // "…, then forward the token …": a second order chained to the first.
+        for sep in [", then ", "; then ", " and then "] {
+            if let Some(c) = sentence.find(sep) {
+                opens.push(c + sep.len());
             }
         }
         for o in opens {
