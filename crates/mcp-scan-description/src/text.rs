@@ -39,7 +39,7 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
 const NOT_A_BARE_VERB: &[&str] = &[
     "a", "about", "above", "after", "again", "all", "also", "although", "always", "an", "and",
     "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "both", "but",
-    "by", "can", "could", "default", "did", "do", "does", "during", "e", "each", "eg", "either",
+    "by", "can", "could", "default", "did", "does", "during", "e", "each", "eg", "either",
     "else", "etc", "even", "every", "example", "for", "from", "had", "has", "have", "he", "her",
     "here", "his", "how", "i", "ie", "if", "in", "into", "is", "it", "its", "just", "least",
     "less", "like", "may", "might", "more", "most", "must", "my", "neither", "never", "new", "no",
