@@ -102,7 +102,13 @@ pub fn imperative_clauses(text: &str, reading: bool) -> Vec<usize> {
         if let Some(c) = sentence.find(": ") {
             opens.push(c + 2);
         }
-        let head = sentence.trim_start().to_ascii_lowercase();
+        // (the first words only: no copy of the whole sentence per field)
+        let start_words = sentence.trim_start();
+        let head: String = start_words
+            .chars()
+            .take(16)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
         let conditional = [
             "before ",
             "after ",
