@@ -16,7 +16,7 @@ use mcp_scan_core::{
 };
 use mcp_scan_manifest::Manifest;
 use mcp_scan_rules::RuleError;
-use mcp_scan_rules::description::{DescriptionRule, DescriptionRules, FieldClass, Window};
+use mcp_scan_rules::description::{Builtin, DescriptionRule, DescriptionRules, FieldClass, Window};
 use std::collections::{HashMap, HashSet};
 
 /// One rule that fired on one field.
@@ -84,7 +84,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             return;
         }
         let first = hits.len();
-        self.scan_text(field, names, hits);
+        self.scan_text(field, names, false, hits);
         // What the model may read that the raw text hides: the text without invisible
         // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
         // Every rule runs again on each reading; the decoded text is the evidence.
@@ -104,6 +104,9 @@ impl<'r> DescriptionAnalyzer<'r> {
                 views.push((format!("{} (decoded {how})", field.path), t));
             }
         }
+        // Text the model reads but the raw field hides: a decoded payload or tag text (not the
+        // same text with splitters removed, nor an identifier read as words).
+        let hidden = |path: &str| path.ends_with("tag text)") || path.contains(" (decoded ");
         for (path, t) in &views {
             // An identifier read as words is prose; any other reading stays the kind of text
             // it was read from (a decoded answer is still an answer).
@@ -113,7 +116,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             };
             let view = Field::new(path.clone(), class, t);
             let mut derived = Vec::new();
-            self.scan_text(&view, names, &mut derived);
+            self.scan_text(&view, names, hidden(path), &mut derived);
             // A reading only adds what the raw text did not already show.
             derived.retain(|d| {
                 !hits[first..]
@@ -124,7 +127,14 @@ impl<'r> DescriptionAnalyzer<'r> {
         }
     }
 
-    fn scan_text(&self, field: &Field<'_>, names: &Names<'_, '_>, hits: &mut Vec<Hit>) {
+    /// `reading`: the text is a hidden reading of a field (decoded, tag text).
+    fn scan_text(
+        &self,
+        field: &Field<'_>,
+        names: &Names<'_, '_>,
+        reading: bool,
+        hits: &mut Vec<Hit>,
+    ) {
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
@@ -139,17 +149,46 @@ impl<'r> DescriptionAnalyzer<'r> {
                 if cue.not_in_instructions && field.path == "instructions" {
                     continue;
                 }
+                if cue.only_in_readings && !reading {
+                    continue;
+                }
                 let directive = !rule.requires_any.is_empty();
                 match cue.patterns[p.pattern].regex() {
                     Some(re) => occ.extend(re.find_iter(field.text).map(|m| {
                         let sibling =
                             cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
-                        (ri, p.cue, m.start(), sibling)
+                        // A match counts in the sentence of its first word: a pattern may start
+                        // at the end of the sentence before ("…. Then send"), having no
+                        // look-behind to say "at a sentence start".
+                        let word = m.as_str().find(char::is_alphanumeric).unwrap_or(0);
+                        (ri, p.cue, m.start() + word, sibling)
                     })),
                     // The set saw the pattern but it cannot be located (it did not compile
                     // alone, which its set compiling rules out): still count the cue.
                     None => occ.push((ri, p.cue, 0, false)),
                 }
+            }
+        }
+        // Cues found by reading the text's structure rather than by a pattern.
+        let mut imperatives: Option<Vec<usize>> = None;
+        for (ri, rule) in self.rules.rules.iter().enumerate() {
+            if !rule.applies_to(field.class) {
+                continue;
+            }
+            for (ci, cue) in rule.cues.iter().enumerate() {
+                let Some(builtin) = cue.builtin else {
+                    continue;
+                };
+                if (cue.only_in_readings && !reading)
+                    || (cue.not_in_instructions && field.path == "instructions")
+                {
+                    continue;
+                }
+                let at = match builtin {
+                    Builtin::ImperativeClause => imperatives
+                        .get_or_insert_with(|| text::imperative_clauses(field.text, reading)),
+                };
+                occ.extend(at.iter().map(|&a| (ri, ci, a, false)));
             }
         }
         if occ.is_empty() {

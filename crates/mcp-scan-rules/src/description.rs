@@ -81,6 +81,18 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         "rules/description/D020-response-injection.toml",
         include_str!("../../../rules/description/D020-response-injection.toml"),
     ),
+    (
+        "rules/description/D021-model-directed-order.toml",
+        include_str!("../../../rules/description/D021-model-directed-order.toml"),
+    ),
+    (
+        "rules/description/D022-prompt-format-markup.toml",
+        include_str!("../../../rules/description/D022-prompt-format-markup.toml"),
+    ),
+    (
+        "rules/description/D023-hidden-code-payload.toml",
+        include_str!("../../../rules/description/D023-hidden-code-payload.toml"),
+    ),
 ];
 
 /// Which texts of an entity a rule reads.
@@ -150,7 +162,23 @@ struct RawCue {
     sibling_weight: Option<i32>,
     #[serde(default)]
     not_in_instructions: bool,
+    #[serde(default)]
+    only_in_readings: bool,
+    #[serde(default)]
+    builtin: Option<Builtin>,
+    #[serde(default)]
     patterns: Vec<toml::Spanned<String>>,
+}
+
+/// Cues found by the analyzer's own reading of the text's structure instead of by patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Builtin {
+    /// A sentence after the first that opens with a verb in its bare form followed by its object
+    /// ("Multiply each figure …", "Also cc every message …"): an order, whatever the verb. The
+    /// first sentence of a field is its summary and is often imperative ("Read a file"), so it
+    /// does not count, except in a hidden reading, which has no summary.
+    ImperativeClause,
 }
 
 #[derive(Debug, Deserialize)]
@@ -173,6 +201,12 @@ pub struct Cue {
     /// The cue does not count in a server's `instructions`, which address the model by design
     /// ("server instructions to the LLM" is their purpose, not a disguise).
     pub not_in_instructions: bool,
+    /// The cue counts only in a hidden reading of a field (decoded base64, hex or escapes, tag
+    /// text): code in a description is documentation, code hidden behind an encoding is a
+    /// payload.
+    pub only_in_readings: bool,
+    /// Also (or only, without patterns) found by the analyzer's reading of the text's structure.
+    pub builtin: Option<Builtin>,
     pub patterns: Vec<Pattern>,
 }
 
@@ -340,11 +374,14 @@ fn compile_file(
         if cues.iter().any(|x| x.id == raw_cue.id) {
             return Err(src.error(c.span(), format!("duplicate cue id `{}`", raw_cue.id)));
         }
-        if raw_cue.weight == 0 || raw_cue.patterns.is_empty() || raw_cue.label.trim().is_empty() {
+        if raw_cue.weight == 0
+            || (raw_cue.patterns.is_empty() && raw_cue.builtin.is_none())
+            || raw_cue.label.trim().is_empty()
+        {
             return Err(src.error(
                 c.span(),
                 format!(
-                    "cue `{}` needs a non-zero weight, a label and patterns",
+                    "cue `{}` needs a non-zero weight, a label and either patterns or a builtin",
                     raw_cue.id
                 ),
             ));
@@ -360,6 +397,8 @@ fn compile_file(
             weight: raw_cue.weight,
             sibling_weight: raw_cue.sibling_weight,
             not_in_instructions: raw_cue.not_in_instructions,
+            only_in_readings: raw_cue.only_in_readings,
+            builtin: raw_cue.builtin,
             patterns,
         });
     }
