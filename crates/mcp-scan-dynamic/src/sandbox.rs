@@ -607,13 +607,7 @@ impl Sandbox {
             ipv6: spec.ipv6,
             root_plan,
             rw_again: [
-                home,
-                "/tmp",
-                "/var/tmp",
-                "/dev/shm",
-                "/dev",
-                "/dev/pts",
-                "/proc",
+                home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
             ]
             .iter()
             .map(|p| cstr(p))

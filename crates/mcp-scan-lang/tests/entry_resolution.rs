@@ -2114,3 +2114,67 @@ fn a_tuple_unpacked_with_another_arity_than_the_returned_tuple_is_not_followed()
     assert!(tools(&t).is_empty(), "{:?}", entries(&t));
     assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 5)]);
 }
+
+#[test]
+fn a_decorator_registering_a_wrapping_closure_registers_each_decorated_function() {
+    // The registered object is a `functools.wraps` closure that calls the decorated function
+    // (error translation, result post-processing): one tool per decorated function, under
+    // its name, not one tool named after the closure.
+    let server = r#"import functools
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def tool(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except KeyError as e:
+            raise ValueError(str(e))
+    mcp.tool()(wrapper)
+    return fn
+
+def named(*, name):
+    def register(fn):
+        async def adapter(params):
+            return await fn(params)
+        mcp.add_tool(adapter, name=name)
+        return fn
+    return register
+
+@tool
+def read_note(path: str) -> str:
+    return open(path).read()
+
+@tool
+def list_notes() -> list:
+    return []
+
+@named(name="fetch_page")
+async def fetch(params) -> str:
+    return str(params)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["fetch_page", "list_notes", "read_note"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_closure_over_data_registered_in_a_factory_is_one_tool_not_a_wrapper() {
+    // Twin: the nested function closes over a plain value, never calls a parameter: the
+    // factory builds a tool from data, and the call site's constant names it.
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def make(label):
+    def handler() -> str:
+        return label.upper()
+    mcp.tool(name="shout")(handler)
+
+make("hello")
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["shout"]);
+}

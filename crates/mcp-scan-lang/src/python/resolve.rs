@@ -3908,10 +3908,59 @@ impl<'a> Resolver<'a> {
             _ => {}
         }
         match self.eval(e, env, depth + 1) {
-            Some(Val::Func(m, f)) => Handler::Funcs(vec![(m, f, Vec::new())]),
+            Some(Val::Func(m, f)) => match self.closure_of_param(env, m, f) {
+                // `def tool(fn): @wraps(fn) def wrapper(...): ... fn(...); mcp.tool()(wrapper)`:
+                // what is registered is a closure over the parameter, once per decorated
+                // function, so the enclosing function is a wrapper like one registering `fn`.
+                Some((i, name)) => Handler::Param(i, name),
+                None => Handler::Funcs(vec![(m, f, Vec::new())]),
+            },
             Some(Val::External) => Handler::Opaque,
             _ => Handler::Unresolved(text_of(e)),
         }
+    }
+
+    /// The parameter of the function `env` is in that the function `(m, f)`, defined inside
+    /// it, calls or hands to `wraps`: a closure standing for that parameter.
+    fn closure_of_param(&self, env: Env, m: usize, f: FuncId) -> Option<(usize, String)> {
+        if env.f == Module::TOP_LEVEL || m != env.m || f == env.f {
+            return None;
+        }
+        let outer = self.func(env.m, env.f)?;
+        let inner = self.func(m, f)?;
+        if !inner
+            .qualname
+            .strip_prefix(outer.qualname.as_str())
+            .is_some_and(|r| r.starts_with('.'))
+        {
+            return None;
+        }
+        let mut calls = Vec::new();
+        for d in &inner.decorators {
+            each_call(d, &mut calls);
+        }
+        walk_stmts(&inner.body, &mut |st| {
+            for e in stmt_exprs(st) {
+                each_call(e, &mut calls);
+            }
+        });
+        outer.params.iter().enumerate().find_map(|(i, p)| {
+            if i == 0 && outer.class.is_some() {
+                return None;
+            }
+            let n = &p.name;
+            let used = calls.iter().any(|c| {
+                let ExprKind::Call { callee, args } = &c.kind else {
+                    return false;
+                };
+                matches!(&callee.kind, ExprKind::Name(x) if x == n)
+                    || (last_segment(callee) == Some("wraps")
+                        && args
+                            .first()
+                            .is_some_and(|a| matches!(&a.value.kind, ExprKind::Name(x) if x == n)))
+            });
+            (used && self.with_binds(env.m, env.f, n, |b| b.is_empty())).then(|| (i, n.clone()))
+        })
     }
 
     /// Whether a call's `i`-th positional parameter is a function it wraps: the callee (or a
