@@ -448,7 +448,8 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     }
     for (layer, active, detail) in layers.describe(&shown) {
         // A layer left out by design is listed in the report, not warned about on every scan.
-        if !active && !(layers.landlock_skipped() && layer.starts_with("landlock")) {
+        let by_design = layers.landlock_skipped() && layer.starts_with("landlock");
+        if !active && !by_design {
             report.diagnostics.push(Diagnostic {
                 level: DiagnosticLevel::Warning,
                 file: None,
