@@ -261,6 +261,40 @@ where
     session(transport, cfg, &|| true, true).await
 }
 
+/// Sends `rec`'s tool call and records the answer in it. Returns why the session is over when
+/// the server stopped answering: a JSON-RPC error answer is still an answer; a closed transport
+/// is not.
+async fn call_into(
+    peer: &rmcp::service::Peer<rmcp::RoleClient>,
+    rec: &mut CallRecord,
+    t: std::time::Duration,
+    alive: &dyn Fn() -> bool,
+) -> Option<String> {
+    let params = CallToolRequestParams::new(rec.name.clone())
+        .with_arguments(rec.arguments.clone().unwrap_or_default());
+    let mut stopped = None;
+    match tokio::time::timeout(t, peer.call_tool(params)).await {
+        Ok(Ok(res)) => {
+            let v = serde_json::to_value(&res).unwrap_or(Value::Null);
+            rec.is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            rec.response = response_text(&v);
+        }
+        Ok(Err(e)) => {
+            let msg = e.to_string();
+            rec.failure = Some(msg.clone());
+            if !alive() || msg.contains("closed") || msg.contains("Transport") {
+                stopped = Some(format!("the server stopped during {}: {msg}", rec.phase()));
+            }
+        }
+        Err(_) => {
+            rec.timed_out = true;
+            rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
+        }
+    }
+    rec.end = now();
+    stopped
+}
+
 async fn session<T, E, A>(
     transport: T,
     cfg: &ExerciseConfig,
@@ -413,29 +447,9 @@ where
                 marker: input.marker.clone(),
                 probe_kind: input.probe_kind,
             };
-            let params =
-                CallToolRequestParams::new(name.to_string()).with_arguments(input.arguments);
-            match tokio::time::timeout(t, peer.call_tool(params)).await {
-                Ok(Ok(res)) => {
-                    let v = serde_json::to_value(&res).unwrap_or(Value::Null);
-                    rec.is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                    rec.response = response_text(&v);
-                }
-                Ok(Err(e)) => {
-                    // A JSON-RPC error answer is still an answer; a closed transport is not.
-                    let msg = e.to_string();
-                    rec.failure = Some(msg.clone());
-                    if !alive() || msg.contains("closed") || msg.contains("Transport") {
-                        ex.aborted =
-                            Some(format!("the server stopped during {}: {msg}", rec.phase()));
-                    }
-                }
-                Err(_) => {
-                    rec.timed_out = true;
-                    rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
-                }
+            if let Some(why) = call_into(&peer, &mut rec, t, alive).await {
+                ex.aborted = Some(why);
             }
-            rec.end = now();
             let timed_out = rec.timed_out;
             ex.calls.push(rec);
             if timed_out {
@@ -494,28 +508,9 @@ where
                     failure: None,
                     ..valid
                 };
-                let params = CallToolRequestParams::new(name.to_string())
-                    .with_arguments(rec.arguments.clone().unwrap_or_default());
-                match tokio::time::timeout(t, peer.call_tool(params)).await {
-                    Ok(Ok(res)) => {
-                        let v = serde_json::to_value(&res).unwrap_or(Value::Null);
-                        rec.is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                        rec.response = response_text(&v);
-                    }
-                    Ok(Err(e)) => {
-                        let msg = e.to_string();
-                        rec.failure = Some(msg.clone());
-                        if !alive() || msg.contains("closed") || msg.contains("Transport") {
-                            ex.aborted =
-                                Some(format!("the server stopped during {}: {msg}", rec.phase()));
-                        }
-                    }
-                    Err(_) => {
-                        rec.timed_out = true;
-                        rec.failure = Some(format!("no answer within {}s", t.as_secs_f64()));
-                    }
+                if let Some(why) = call_into(&peer, &mut rec, t, alive).await {
+                    ex.aborted = Some(why);
                 }
-                rec.end = now();
                 ex.calls.push(rec);
                 if ex.aborted.is_some() {
                     break 'soak;
