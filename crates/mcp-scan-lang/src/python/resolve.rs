@@ -2354,6 +2354,25 @@ impl<'a> Resolver<'a> {
         true
     }
 
+    /// What the name `n` (the expression `e`) stands for: the argument a call bound to it, else
+    /// its assignment, read in the scope it was written in (keeping the loop substitutions when
+    /// that is this scope).
+    fn name_value<'s>(&self, e: &Expr, n: &str, env: Env<'s>) -> Option<(&'s Expr, Env<'s>)>
+    where
+        'a: 's,
+    {
+        if let Some(bound) = env.bound(n) {
+            return Some(bound);
+        }
+        let (x, m, f) = self.binding_where(e, env, &|_| true, 0)?;
+        let subst = if m == env.m && f == env.f {
+            env.subst
+        } else {
+            &[]
+        };
+        Some((x, Env { m, f, subst }))
+    }
+
     /// An expression evaluated where it stands, a local name through its assignment with the
     /// loop substitutions kept (`m = cls()` inside `for cls in (A, B)`).
     fn eval_in_scope(&self, e: &Expr, env: Env) -> Option<Val> {
@@ -2391,19 +2410,7 @@ impl<'a> Resolver<'a> {
                 Some(out)
             }
             ExprKind::Name(n) => {
-                if let Some((v, inner)) = env.bound(n) {
-                    return self.fold_str(v, inner, depth + 1);
-                }
-                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
-                let inner = Env {
-                    m: bm,
-                    f: bf,
-                    subst: if bm == env.m && bf == env.f {
-                        env.subst
-                    } else {
-                        &[]
-                    },
-                };
+                let (x, inner) = self.name_value(e, n, env)?;
                 self.fold_str(x, inner, depth + 1)
             }
             ExprKind::Attribute { value, attr } if attr == "__name__" => {
@@ -2773,24 +2780,8 @@ impl<'a> Resolver<'a> {
                 Some((p, keys))
             }
             ExprKind::Name(n) => {
-                if let Some((v, inner)) = env.bound(n) {
-                    return self.data_of(v, inner, depth + 1);
-                }
-                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
-                let subst = if bm == env.m && bf == env.f {
-                    env.subst
-                } else {
-                    &[]
-                };
-                self.data_of(
-                    x,
-                    Env {
-                        m: bm,
-                        f: bf,
-                        subst,
-                    },
-                    depth + 1,
-                )
+                let (x, inner) = self.name_value(e, n, env)?;
+                self.data_of(x, inner, depth + 1)
             }
             ExprKind::Attribute { value, attr } => {
                 let (x, am, af) = self.self_attr_value(value, attr, env)?;
@@ -2855,24 +2846,8 @@ impl<'a> Resolver<'a> {
         }
         match &e.kind {
             ExprKind::Name(n) => {
-                if let Some((v, inner)) = env.bound(n) {
-                    return self.file_of(v, inner, depth + 1);
-                }
-                let (x, bm, bf) = self.binding_where(e, env, &|_| true, 0)?;
-                let subst = if bm == env.m && bf == env.f {
-                    env.subst
-                } else {
-                    &[]
-                };
-                self.file_of(
-                    x,
-                    Env {
-                        m: bm,
-                        f: bf,
-                        subst,
-                    },
-                    depth + 1,
-                )
+                let (x, inner) = self.name_value(e, n, env)?;
+                self.file_of(x, inner, depth + 1)
             }
             ExprKind::Call { callee, args } => match &callee.kind {
                 ExprKind::Name(n) if n == "open" => {
@@ -2904,24 +2879,8 @@ impl<'a> Resolver<'a> {
             ExprKind::Str(s) => Some(s.clone()),
             ExprKind::Name(n) if n == "__file__" => Some(self.mods[env.m].path.clone()),
             ExprKind::Name(n) => {
-                if let Some((v, inner)) = env.bound(n) {
-                    return self.fold_path(v, inner, depth + 1);
-                }
-                if let Some((x, bm, bf)) = self.binding_where(e, env, &|_| true, 0) {
-                    let subst = if bm == env.m && bf == env.f {
-                        env.subst
-                    } else {
-                        &[]
-                    };
-                    return self.fold_path(
-                        x,
-                        Env {
-                            m: bm,
-                            f: bf,
-                            subst,
-                        },
-                        depth + 1,
-                    );
+                if let Some((x, inner)) = self.name_value(e, n, env) {
+                    return self.fold_path(x, inner, depth + 1);
                 }
                 self.param_path(n, env, depth + 1)
             }
