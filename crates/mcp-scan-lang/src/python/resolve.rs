@@ -298,6 +298,29 @@ fn text_of(e: &Expr) -> String {
     })
 }
 
+/// Whether the function `g` (its decorators or body) calls `name` or hands it to `wraps`.
+fn calls_or_wraps(g: &Function, name: &str) -> bool {
+    let mut calls = Vec::new();
+    for d in &g.decorators {
+        each_call(d, &mut calls);
+    }
+    walk_stmts(&g.body, &mut |st| {
+        for e in stmt_exprs(st) {
+            each_call(e, &mut calls);
+        }
+    });
+    calls.iter().any(|c| {
+        let ExprKind::Call { callee, args } = &c.kind else {
+            return false;
+        };
+        matches!(&callee.kind, ExprKind::Name(n) if n == name)
+            || (last_segment(callee) == Some("wraps")
+                && args
+                    .first()
+                    .is_some_and(|a| matches!(&a.value.kind, ExprKind::Name(n) if n == name)))
+    })
+}
+
 /// Every call expression inside `e` (not inside lambdas, which are functions of their own).
 fn each_call<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     each_call_in(e, out, &mut None);
@@ -3894,31 +3917,12 @@ impl<'a> Resolver<'a> {
         {
             return None;
         }
-        let mut calls = Vec::new();
-        for d in &inner.decorators {
-            each_call(d, &mut calls);
-        }
-        walk_stmts(&inner.body, &mut |st| {
-            for e in stmt_exprs(st) {
-                each_call(e, &mut calls);
-            }
-        });
         outer.params.iter().enumerate().find_map(|(i, p)| {
-            if i == 0 && outer.class.is_some() {
-                return None;
-            }
             let n = &p.name;
-            let used = calls.iter().any(|c| {
-                let ExprKind::Call { callee, args } = &c.kind else {
-                    return false;
-                };
-                matches!(&callee.kind, ExprKind::Name(x) if x == n)
-                    || (last_segment(callee) == Some("wraps")
-                        && args
-                            .first()
-                            .is_some_and(|a| matches!(&a.value.kind, ExprKind::Name(x) if x == n)))
-            });
-            (used && self.with_binds(env.m, env.f, n, |b| b.is_empty())).then(|| (i, n.clone()))
+            (!(i == 0 && outer.class.is_some())
+                && calls_or_wraps(inner, n)
+                && self.with_binds(env.m, env.f, n, |b| b.is_empty()))
+            .then(|| (i, n.clone()))
         })
     }
 
@@ -3941,29 +3945,7 @@ impl<'a> Resolver<'a> {
         let mods = self.mods;
         let md = &mods[cm];
         md.functions.iter().enumerate().any(|(gi, g)| {
-            if gi != cf && !g.qualname.starts_with(&prefix) {
-                return false;
-            }
-            let exprs = g.decorators.iter().collect::<Vec<_>>();
-            let mut calls = Vec::new();
-            for d in exprs {
-                each_call(d, &mut calls);
-            }
-            walk_stmts(&g.body, &mut |st| {
-                for e in stmt_exprs(st) {
-                    each_call(e, &mut calls);
-                }
-            });
-            calls.iter().any(|c| {
-                let ExprKind::Call { callee, args } = &c.kind else {
-                    return false;
-                };
-                matches!(&callee.kind, ExprKind::Name(n) if *n == pname)
-                    || (last_segment(callee) == Some("wraps")
-                        && args.first().is_some_and(
-                            |a| matches!(&a.value.kind, ExprKind::Name(n) if *n == pname),
-                        ))
-            })
+            (gi == cf || g.qualname.starts_with(&prefix)) && calls_or_wraps(g, &pname)
         })
     }
 
