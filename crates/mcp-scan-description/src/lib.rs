@@ -88,26 +88,34 @@ impl<'r> DescriptionAnalyzer<'r> {
         // What the model may read that the raw text hides: the text without invisible
         // splitters, the text of Unicode tag characters, decoded blobs, identifiers as words.
         // Every rule runs again on each reading; the decoded text is the evidence.
-        let mut views: Vec<(String, String)> = Vec::new();
+        // (path, text, hidden): hidden is text the model reads but the raw field hides, a
+        // decoded payload or tag text (not the same text with splitters removed, nor an
+        // identifier read as words).
+        let mut views: Vec<(String, String, bool)> = Vec::new();
         if field.class == FieldClass::Name {
             if let Some(w) = text::identifier_words(field.text) {
-                views.push((format!("{} (identifier read as words)", field.path), w));
+                views.push((
+                    format!("{} (identifier read as words)", field.path),
+                    w,
+                    false,
+                ));
             }
         } else {
             if let Some(t) = text::without_splitters(field.text) {
-                views.push((format!("{} (invisible characters removed)", field.path), t));
+                views.push((
+                    format!("{} (invisible characters removed)", field.path),
+                    t,
+                    false,
+                ));
             }
             if let Some(t) = text::tag_text(field.text) {
-                views.push((format!("{} (hidden Unicode tag text)", field.path), t));
+                views.push((format!("{} (hidden Unicode tag text)", field.path), t, true));
             }
             for (how, t) in text::decoded_views(field.text) {
-                views.push((format!("{} (decoded {how})", field.path), t));
+                views.push((format!("{} (decoded {how})", field.path), t, true));
             }
         }
-        // Text the model reads but the raw field hides: a decoded payload or tag text (not the
-        // same text with splitters removed, nor an identifier read as words).
-        let hidden = |path: &str| path.ends_with("tag text)") || path.contains(" (decoded ");
-        for (path, t) in &views {
+        for (path, t, hidden) in &views {
             // An identifier read as words is prose; any other reading stays the kind of text
             // it was read from (a decoded answer is still an answer).
             let class = match field.class {
@@ -116,7 +124,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             };
             let view = Field::new(path.clone(), class, t);
             let mut derived = Vec::new();
-            self.scan_text(&view, names, hidden(path), &mut derived);
+            self.scan_text(&view, names, *hidden, &mut derived);
             // A reading only adds what the raw text did not already show.
             derived.retain(|d| {
                 !hits[first..]
