@@ -138,8 +138,11 @@ pub(crate) fn needed_paths(command: &[String], path_var: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     let command0 = Path::new(command.first().map_or("", String::as_str));
     // A script's interpreter (`#!/path/python`, `#!/usr/bin/env node`) must be visible too.
-    let interpreter = std::fs::read(command0).ok().and_then(|b| {
-        let head = String::from_utf8_lossy(&b[..b.len().min(256)]).into_owned();
+    // Only the first line matters: the command may be a 100 MB interpreter binary.
+    let interpreter = std::fs::File::open(command0).ok().and_then(|f| {
+        let mut b = Vec::with_capacity(256);
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, 256), &mut b).ok()?;
+        let head = String::from_utf8_lossy(&b).into_owned();
         let line = head.strip_prefix("#!")?.lines().next()?.to_string();
         let mut words = line.split_whitespace();
         let first = words.next()?.to_string();
