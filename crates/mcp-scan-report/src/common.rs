@@ -31,7 +31,7 @@ pub(crate) struct EntityView<'a> {
 }
 
 impl<'a> View<'a> {
-    pub(crate) fn new(report: &'a Report, opts: &RenderOptions) -> Self {
+    pub(crate) fn new(report: &'a Report, opts: &RenderOptions<'_>) -> Self {
         let min = opts.min_severity;
         let entities = report
             .entities

@@ -84,18 +84,38 @@ impl FromStr for Format {
 
 /// Presentation choices the binary makes.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RenderOptions {
+pub struct RenderOptions<'a> {
     /// ANSI colour in human-readable formats (the binary decides: TTY, `NO_COLOR`, `--color`).
     /// Machine-readable formats ignore it.
     pub color: bool,
     /// `--min-severity`: hide findings below this. Statuses and counts still reflect every
     /// finding, so an item never looks SAFE because its findings were hidden.
     pub min_severity: Option<Severity>,
+    /// The folder that relative file paths in findings are relative to (a `behavioral` scan's
+    /// root), written as a path from the directory mcp-scan ran in, or absolute when it lies
+    /// outside it. SARIF viewers resolve `artifactLocation` from where the tool ran, so SARIF
+    /// joins it in front; `None` when the paths are already relative to that directory.
+    pub source_base: Option<&'a str>,
+    /// Documentation of the rules that may appear, for SARIF's rule names and help (the binary
+    /// fills it from the rule catalog; a rule missing here falls back to its findings' text).
+    pub rule_help: &'a [RuleHelp],
+}
+
+/// What SARIF viewers show about a rule: its slug and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleHelp {
+    /// `MCPS-S007`.
+    pub id: String,
+    /// Kebab-case slug, e.g. `param-to-url-fetch`.
+    pub name: String,
+    pub what: String,
+    pub why: String,
+    pub fix: String,
 }
 
 /// Renders `report` in `format`. The report should be normalised first ([`Report::normalize`])
 /// and unfiltered (pass the filter in `opts`).
-pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
+pub fn render(report: &Report, format: Format, opts: &RenderOptions<'_>) -> String {
     let view = || common::View::new(report, opts);
     match format {
         Format::Summary => summary::render(&view()),

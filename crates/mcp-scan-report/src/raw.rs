@@ -75,7 +75,7 @@ struct RawEntity<'a> {
     findings: Vec<&'a Finding>,
 }
 
-pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
+pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
     let min = opts.min_severity;
     let shown = |f: &&Finding| min.is_none_or(|m| f.severity >= m);
     let all: Vec<&Finding> = report.findings().collect();

@@ -14,8 +14,8 @@
 //!   not look clean. The whole coverage (files by language, registration sites, items resolved,
 //!   gaps) is also in the run's `properties.coverage`.
 
-use crate::RenderOptions;
 use crate::common::entity_name;
+use crate::{RenderOptions, RuleHelp};
 use mcp_scan_core::taxonomy::by_threat;
 use mcp_scan_core::{
     AnalyzerState, Confidence, DiagnosticLevel, Evidence, Finding, Report, Severity,
@@ -53,7 +53,7 @@ fn precision(c: Confidence) -> &'static str {
     }
 }
 
-pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
+pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
     let shown: Vec<&Finding> = report
         .findings()
         .filter(|f| opts.min_severity.is_none_or(|m| f.severity >= m))
@@ -63,22 +63,37 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
     let mut rule_ids: Vec<&str> = shown.iter().map(|f| f.rule_id.as_str()).collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
+    let mut names_taken: Vec<String> = Vec::new();
     let rules: Vec<Value> = rule_ids
         .iter()
         .filter_map(|id| {
             let of_rule: Vec<&&Finding> = shown.iter().filter(|f| f.rule_id == *id).collect();
             let worst = of_rule.iter().map(|f| f.severity).max()?;
             let confidence = of_rule.iter().map(|f| f.confidence).min()?;
-            rule(&of_rule, worst, confidence)
+            let help = opts.rule_help.iter().find(|h| h.id == *id);
+            let mut r = rule(&of_rule, worst, confidence, help)?;
+            // Viewers list rules by name: two rules sharing one would read as one.
+            let name = r["name"].as_str().unwrap_or(id).to_string();
+            let name = if names_taken.contains(&name) {
+                format!("{name}{}", pascal_case(id))
+            } else {
+                name
+            };
+            r["name"] = json!(name);
+            names_taken.push(name);
+            Some(r)
         })
         .collect();
 
+    let paths = Paths {
+        base: opts.source_base,
+    };
     let fallback = fallback_uri(&report.scan.targets);
     let results: Vec<Value> = shown
         .iter()
         .map(|f| {
             let index = rule_ids.iter().position(|id| *id == f.rule_id);
-            result(f, index, &fallback)
+            result(f, index, &fallback, &paths)
         })
         .collect();
 
@@ -101,7 +116,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
                 }
                 n["locations"] = json!([{
                     "physicalLocation": {
-                        "artifactLocation": artifact(file),
+                        "artifactLocation": paths.artifact(file),
                         "region": region,
                     }
                 }]);
@@ -121,7 +136,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
         if let Some(file) = &g.file {
             n["locations"] = json!([{
                 "physicalLocation": {
-                    "artifactLocation": artifact(file),
+                    "artifactLocation": paths.artifact(file),
                     "region": { "startLine": g.line.unwrap_or(1).max(1) },
                 }
             }]);
@@ -191,6 +206,9 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
                     "rules": rules,
                 }
             },
+            // GitHub keeps one analysis per automation id: `behavioral` and `dynamic` uploads
+            // of the same repository must not replace each other.
+            "automationDetails": { "id": format!("mcp-scan/{}/", report.scan.command) },
             "invocations": [{
                 "executionSuccessful": !report.has_errors(),
                 "toolExecutionNotifications": notifications,
@@ -205,7 +223,12 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions) -> String {
 
 /// One rule. A rule id can cover several threats (the LLM check reports every threat under one
 /// id): the descriptions and tags then name them all rather than whichever came first.
-fn rule(of_rule: &[&&Finding], worst: Severity, confidence: Confidence) -> Option<Value> {
+fn rule(
+    of_rule: &[&&Finding],
+    worst: Severity,
+    confidence: Confidence,
+    help: Option<&RuleHelp>,
+) -> Option<Value> {
     let first = of_rule.first()?;
     let mut taxa: Vec<&TaxonomyRef> = Vec::new();
     for f in of_rule {
@@ -217,11 +240,15 @@ fn rule(of_rule: &[&&Finding], worst: Severity, confidence: Confidence) -> Optio
         by_threat(&t.threat).map_or_else(|| first.title.clone(), |e| e.summary.clone())
     };
     let (name, short, full) = match taxa.as_slice() {
-        [t] => (pascal_case(&t.threat), first.title.clone(), explain(t)),
+        [t] => (
+            pascal_case(help.map_or(first.title.as_str(), |h| h.name.as_str())),
+            first.title.clone(),
+            help.map_or_else(|| explain(t), |h| h.what.clone()),
+        ),
         _ => {
             let threats: Vec<&str> = taxa.iter().map(|t| t.threat.as_str()).collect();
             (
-                first.rule_id.clone(),
+                help.map_or_else(|| first.rule_id.clone(), |h| pascal_case(&h.name)),
                 format!(
                     "Findings of {} threats: {}",
                     threats.len(),
@@ -256,8 +283,24 @@ fn rule(of_rule: &[&&Finding], worst: Severity, confidence: Confidence) -> Optio
             t.subtechnique_name
         ));
     }
-    text.push(format!("mcp-scan rule {}.", first.rule_id));
-    markdown.push(format!("mcp-scan rule `{}`.", first.rule_id));
+    if let Some(h) = help {
+        text.push(format!(
+            "{}\nWhy it matters: {}\nFix: {}",
+            h.what, h.why, h.fix
+        ));
+        markdown.push(format!(
+            "{}\n\n**Why it matters:** {}\n\n**Fix:** {}",
+            h.what, h.why, h.fix
+        ));
+    }
+    text.push(format!(
+        "mcp-scan rule {id}; `mcp-scan rule {id}` prints its full documentation.",
+        id = first.rule_id
+    ));
+    markdown.push(format!(
+        "mcp-scan rule `{id}`; `mcp-scan rule {id}` prints its full documentation.",
+        id = first.rule_id
+    ));
     let mut tags = vec!["security".to_string(), "mcp".to_string()];
     for t in &taxa {
         for tag in [&t.technique, &t.subtechnique, &t.threat] {
@@ -282,11 +325,12 @@ fn rule(of_rule: &[&&Finding], worst: Severity, confidence: Confidence) -> Optio
     }))
 }
 
-fn result(f: &Finding, rule_index: Option<usize>, fallback: &str) -> Value {
+fn result(f: &Finding, rule_index: Option<usize>, fallback: &str, paths: &Paths<'_>) -> Value {
     let (physical, is_fallback) = match &f.location {
-        Some(l) => (physical_location(l), false),
+        Some(l) => (paths.physical_location(l), false),
         None => (
             json!({
+                // The fallback is a scan target as the user typed it: already from the cwd.
                 "artifactLocation": artifact(fallback),
                 "region": { "startLine": 1 },
             }),
@@ -310,7 +354,7 @@ fn result(f: &Finding, rule_index: Option<usize>, fallback: &str) -> Value {
         .map(|(i, (l, note))| {
             json!({
                 "id": i + 1,
-                "physicalLocation": physical_location(l),
+                "physicalLocation": paths.physical_location(l),
                 "message": { "text": note },
             })
         })
@@ -350,6 +394,30 @@ fn result(f: &Finding, rule_index: Option<usize>, fallback: &str) -> Value {
         r["relatedLocations"] = json!(related);
     }
     r
+}
+
+/// Resolves the file paths findings carry (relative to the scan root) to paths from the directory
+/// mcp-scan ran in, which is where SARIF viewers resolve `%SRCROOT%` from.
+struct Paths<'a> {
+    base: Option<&'a str>,
+}
+
+impl Paths<'_> {
+    fn artifact(&self, file: &str) -> Value {
+        match self.base {
+            Some(base) if !file.starts_with('/') && !base.is_empty() && base != "." => {
+                let file = file.strip_prefix("./").unwrap_or(file);
+                artifact(&format!("{}/{file}", base.trim_end_matches('/')))
+            }
+            _ => artifact(file),
+        }
+    }
+
+    fn physical_location(&self, l: &SourceLocation) -> Value {
+        let mut v = physical_location(l);
+        v["artifactLocation"] = self.artifact(&l.file);
+        v
+    }
 }
 
 fn physical_location(l: &SourceLocation) -> Value {
@@ -415,6 +483,11 @@ fn encode_uri_path(p: &str) -> String {
 
 /// "TOOL POISONING" -> "ToolPoisoning"; "ARBITRARY RESOURCE READ/WRITE" -> "ArbitraryResourceReadWrite".
 fn pascal_case(s: &str) -> String {
+    // "tool's" is one word.
+    let s: String = s
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '\u{2019}'))
+        .collect();
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| {
@@ -450,6 +523,10 @@ mod tests {
         assert_eq!(
             pascal_case("ARBITRARY RESOURCE READ/WRITE"),
             "ArbitraryResourceReadWrite"
+        );
+        assert_eq!(
+            pascal_case("refers to another tool's data"),
+            "RefersToAnotherToolsData"
         );
     }
 

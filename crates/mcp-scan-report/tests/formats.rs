@@ -28,6 +28,7 @@ fn coloured(format: Format) -> String {
         &RenderOptions {
             color: true,
             min_severity: None,
+            ..RenderOptions::default()
         },
     )
 }
@@ -89,22 +90,72 @@ fn by_analyzer_reports_items_analysed_severities_and_incomplete_work() {
 fn by_severity_groups_items_under_every_heading_including_incomplete() {
     let out = plain(Format::BySeverity);
     insta::assert_snapshot!("by_severity", out);
-    for heading in [
-        "CRITICAL (1)",
-        "HIGH (1)",
-        "MEDIUM (1)",
-        "LOW (2)",
-        "INFO (1)",
-        "INCOMPLETE (1)",
-        "SAFE (1)",
-    ] {
-        assert!(out.contains(heading), "{heading}");
-    }
-    let incomplete = out.split("INCOMPLETE (1)").nth(1).unwrap_or_default();
-    let incomplete = incomplete.split("SAFE (1)").next().unwrap_or_default();
+    let incomplete = out.split("INCOMPLETE (1 item)").nth(1).unwrap_or_default();
+    let incomplete = incomplete.split("SAFE (1 item)").next().unwrap_or_default();
     assert!(incomplete.contains("files/tool run_command"));
-    let safe = out.split("SAFE (1)").nth(1).unwrap_or_default();
+    let safe = out.split("SAFE (1 item)").nth(1).unwrap_or_default();
     assert!(!safe.contains("run_command"));
+}
+
+/// The section of `out` under the heading that starts with `label (`, and the heading itself.
+fn section<'a>(out: &'a str, label: &str) -> (&'a str, &'a str) {
+    let start = out
+        .find(&format!("\n{label} ("))
+        .unwrap_or_else(|| panic!("no {label} heading in:\n{out}"))
+        + 1;
+    let rest = &out[start..];
+    let heading_end = rest.find('\n').unwrap_or(rest.len());
+    let body = &rest[heading_end..];
+    let body_end = body.find("\n\n").unwrap_or(body.len());
+    (&rest[..heading_end], &body[..body_end])
+}
+
+#[test]
+fn by_severity_headings_count_exactly_the_findings_and_items_listed_under_them() {
+    let out = plain(Format::BySeverity);
+    let mut total = 0;
+    for sev in ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"] {
+        let (heading, body) = section(&out, sev);
+        let findings = body.lines().filter(|l| l.starts_with("    - ")).count();
+        let items = body
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && *l != "  (none)")
+            .count();
+        // Every finding line under a heading is of that heading's severity.
+        assert!(
+            body.lines()
+                .filter(|l| l.starts_with("    - "))
+                .all(|l| l.starts_with(&format!("    - {sev} "))),
+            "{heading}\n{body}"
+        );
+        let want = format!(
+            "{sev} ({findings} finding{}, {items} item{})",
+            if findings == 1 { "" } else { "s" },
+            if items == 1 { "" } else { "s" }
+        );
+        assert_eq!(heading, want, "{body}");
+        total += findings;
+    }
+    let in_report: usize = sample_report()
+        .entities
+        .iter()
+        .map(|e| e.findings.len())
+        .sum();
+    assert_eq!(total, in_report, "every finding is listed exactly once");
+    for label in ["INCOMPLETE", "SAFE"] {
+        let (heading, body) = section(&out, label);
+        let items = body
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .count();
+        assert_eq!(
+            heading,
+            format!(
+                "{label} ({items} item{})",
+                if items == 1 { "" } else { "s" }
+            )
+        );
+    }
 }
 
 #[test]
@@ -215,6 +266,7 @@ fn min_severity_hides_lower_findings_without_making_items_safe() {
     let opts = RenderOptions {
         color: false,
         min_severity: Some(Severity::High),
+        ..RenderOptions::default()
     };
     let out = render(&sample_report(), Format::Summary, &opts);
     insta::assert_snapshot!("summary_min_high", out);
@@ -274,7 +326,7 @@ fn an_item_no_analyzer_examined_is_incomplete_in_every_format() {
             },
         );
         assert!(
-            line.contains("INCOMPLETE") || out.contains("INCOMPLETE (1)"),
+            line.contains("INCOMPLETE") || out.contains("INCOMPLETE (1 item)"),
             "{f}:\n{out}"
         );
         assert!(!line.contains("SAFE"), "{f}: {line}");

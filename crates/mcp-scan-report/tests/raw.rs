@@ -81,6 +81,7 @@ fn raw_min_severity_drops_lower_findings_but_keeps_statuses_and_counts() {
     let text = raw(&RenderOptions {
         color: false,
         min_severity: Some(Severity::High),
+        ..RenderOptions::default()
     });
     let v: Value = serde_json::from_str(&text).expect("json");
     assert_eq!(v["filter"]["min_severity"], "HIGH");

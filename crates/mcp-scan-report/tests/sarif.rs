@@ -4,7 +4,7 @@
 mod sample;
 
 use mcp_scan_core::{Analyzer, AnalyzerStatus, EntityReport, Report, ScanInfo, Severity, ToolRef};
-use mcp_scan_report::{Format, RenderOptions, render};
+use mcp_scan_report::{Format, RenderOptions, RuleHelp, render};
 use sample::{sample_report, schema_errors};
 use serde_json::Value;
 
@@ -225,6 +225,7 @@ fn sarif_min_severity_drops_lower_results_and_their_rules() {
     let opts = RenderOptions {
         color: false,
         min_severity: Some(Severity::High),
+        ..RenderOptions::default()
     };
     let v = sarif(&sample_report(), &opts);
     let results = arr(&v["runs"][0]["results"]);
@@ -251,9 +252,173 @@ fn sarif_rule_shared_by_several_threats_names_all_of_them() {
     for code in ["AISubtech-9.1.3", "AISubtech-12.1.2", "AISubtech-1.3.2"] {
         assert!(tags.contains(&code), "{code} in {tags:?}");
     }
+    // Without catalog help, a rule spanning threats is named by its id.
     assert_eq!(llm["name"], "MCPS-L001");
-    // Twin: a rule with one threat is named after it.
+    // Twin: a rule with one threat is named after what it found, not after the threat, which
+    // other rules share.
     let d = rules.iter().find(|r| r["id"] == "MCPS-D001").expect("rule");
-    assert_eq!(d["name"], "ToolPoisoning");
+    assert_eq!(d["name"], "HiddenInstructionsForTheModel");
     assert_eq!(arr(&d["properties"]["taxonomy"]).len(), 1);
+}
+
+fn artifact_uris(v: &Value) -> Vec<String> {
+    arr(&v["runs"][0]["results"])
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn sarif_uris_are_resolved_from_the_scan_root_as_seen_from_the_working_directory() {
+    let report = sample_report();
+    let plain = artifact_uris(&sarif(&report, &RenderOptions::default()));
+    assert!(plain.contains(&"server.py".to_string()), "{plain:?}");
+    let based = sarif(
+        &report,
+        &RenderOptions {
+            source_base: Some("servers/notes/"),
+            ..RenderOptions::default()
+        },
+    );
+    let uris = artifact_uris(&based);
+    assert!(
+        uris.contains(&"servers/notes/server.py".to_string()),
+        "{uris:?}"
+    );
+    assert!(!uris.contains(&"server.py".to_string()), "{uris:?}");
+    // A scan root outside the working directory is absolute: a file URI.
+    let outside = artifact_uris(&sarif(
+        &report,
+        &RenderOptions {
+            source_base: Some("/srv/scans/notes"),
+            ..RenderOptions::default()
+        },
+    ));
+    assert!(
+        outside.contains(&"file:///srv/scans/notes/server.py".to_string()),
+        "{outside:?}"
+    );
+    // The root itself adds nothing.
+    let here = artifact_uris(&sarif(
+        &report,
+        &RenderOptions {
+            source_base: Some("."),
+            ..RenderOptions::default()
+        },
+    ));
+    assert_eq!(here, plain);
+    assert!(schema_errors(SARIF_SCHEMA, &based.to_string()).is_empty());
+}
+
+fn rule_names(v: &Value) -> Vec<(String, String)> {
+    arr(&v["runs"][0]["tool"]["driver"]["rules"])
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap_or_default().to_string(),
+                r["name"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Two findings of different rules that share one threat, as `behavioral` often reports.
+fn two_rules_one_threat(title_a: &str, title_b: &str) -> Report {
+    let mut r = Report::new(ScanInfo {
+        command: "behavioral".into(),
+        targets: vec!["srv".into()],
+        analyzers: vec![Analyzer::Static],
+    });
+    let t = ToolRef::tool("srv", "fetch");
+    let mut e = EntityReport::new(t.clone(), None);
+    e.analyzers.push(AnalyzerStatus::complete(Analyzer::Static));
+    let tax = mcp_scan_core::taxonomy::by_threat("UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS")
+        .expect("threat in the taxonomy");
+    for (id, title) in [("MCPS-S007", title_a), ("MCPS-S010", title_b)] {
+        e.findings.push(
+            mcp_scan_core::Finding::builder(id, Analyzer::Static, tax, t.clone())
+                .severity(Severity::High)
+                .title(title)
+                .observation("o")
+                .build(),
+        );
+    }
+    r.entities.push(e);
+    r.normalize();
+    r
+}
+
+#[test]
+fn sarif_rule_names_are_distinct_when_rules_share_a_threat() {
+    let v = sarif(
+        &two_rules_one_threat("param to url fetch", "undeclared network destination"),
+        &RenderOptions::default(),
+    );
+    assert_eq!(
+        rule_names(&v),
+        [
+            ("MCPS-S007".into(), "ParamToUrlFetch".into()),
+            ("MCPS-S010".into(), "UndeclaredNetworkDestination".into())
+        ]
+    );
+    // Even rules whose findings carry the same title keep distinct names.
+    let same = sarif(&two_rules_one_threat("x", "x"), &RenderOptions::default());
+    let names: Vec<String> = rule_names(&same).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names.len(), 2);
+    assert_ne!(names[0], names[1]);
+}
+
+#[test]
+fn sarif_rules_carry_the_catalog_name_and_the_fix_as_help() {
+    let help = [RuleHelp {
+        id: "MCPS-S007".into(),
+        name: "param-to-url-fetch".into(),
+        what: "A tool parameter decides the URL a request goes to.".into(),
+        why: "SSRF.".into(),
+        fix: "Check the host against an allow-list.".into(),
+    }];
+    let v = sarif(
+        &two_rules_one_threat("a", "b"),
+        &RenderOptions {
+            rule_help: &help,
+            ..RenderOptions::default()
+        },
+    );
+    let rules = arr(&v["runs"][0]["tool"]["driver"]["rules"]);
+    let s007 = rules.iter().find(|r| r["id"] == "MCPS-S007").expect("rule");
+    assert_eq!(s007["name"], "ParamToUrlFetch");
+    assert_eq!(
+        s007["fullDescription"]["text"],
+        "A tool parameter decides the URL a request goes to."
+    );
+    let text = s007["help"]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Fix: Check the host against an allow-list."),
+        "{text}"
+    );
+    // A rule the catalog does not document still gets help, without a made-up fix.
+    let s010 = rules.iter().find(|r| r["id"] == "MCPS-S010").expect("rule");
+    assert!(
+        !s010["help"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Fix:")
+    );
+    assert!(schema_errors(SARIF_SCHEMA, &v.to_string()).is_empty());
+}
+
+#[test]
+fn sarif_run_has_an_automation_id_per_command() {
+    let v = sarif(&sample_report(), &RenderOptions::default());
+    assert_eq!(v["runs"][0]["automationDetails"]["id"], "mcp-scan/scan/");
+    let b = sarif(&two_rules_one_threat("a", "b"), &RenderOptions::default());
+    assert_eq!(
+        b["runs"][0]["automationDetails"]["id"],
+        "mcp-scan/behavioral/"
+    );
 }

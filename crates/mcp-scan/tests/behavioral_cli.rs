@@ -678,3 +678,109 @@ fn a_decorator_of_another_library_on_the_same_class_exits_0() {
     assert_eq!(code, 0, "{stderr}");
     assert!(gaps(&report).is_empty());
 }
+
+fn sarif_of(cwd: &Path, target: &str) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .current_dir(cwd)
+        .args(["behavioral", target, "-f", "sarif", "--no-llm"])
+        .output()
+        .expect("run mcp-scan");
+    serde_json::from_slice(&o.stdout).expect("SARIF is JSON")
+}
+
+fn result_uris(sarif: &Value) -> Vec<String> {
+    sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn sarif_locations_resolve_from_the_directory_mcp_scan_ran_in() {
+    let dir = "fixtures/python/leaky_server";
+    let from_root = result_uris(&sarif_of(&repo(), dir));
+    assert!(!from_root.is_empty());
+    assert!(
+        from_root
+            .iter()
+            .all(|u| u.starts_with(&format!("{dir}/")) && repo().join(u).is_file()),
+        "{from_root:?}"
+    );
+    // The same scan named by its file, and from inside the fixture: the same files.
+    let by_file = result_uris(&sarif_of(&repo(), &format!("{dir}/server.py")));
+    assert!(
+        by_file.iter().all(|u| u == &format!("{dir}/server.py")),
+        "{by_file:?}"
+    );
+    let inside = result_uris(&sarif_of(&repo().join(dir), "."));
+    assert!(
+        inside.iter().all(|u| repo().join(dir).join(u).is_file()),
+        "{inside:?}"
+    );
+    // From a directory that does not contain the scan root, the paths are absolute file URIs.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let abs = repo().join(dir).canonicalize().expect("fixture path");
+    let outside = result_uris(&sarif_of(elsewhere.path(), &abs.to_string_lossy()));
+    assert!(
+        outside
+            .iter()
+            .all(|u| u.starts_with("file:///") && Path::new(&u["file://".len()..]).is_file()),
+        "{outside:?}"
+    );
+}
+
+#[test]
+fn sarif_rules_have_distinct_names_and_the_catalog_fix() {
+    let v = sarif_of(&repo(), "fixtures/python");
+    let rules = v["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
+    assert!(rules.len() > 3, "the fixtures fire several rules");
+    let mut names: Vec<&str> = rules.iter().filter_map(|r| r["name"].as_str()).collect();
+    let n = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), n, "rule names repeat: {names:?}");
+    for r in rules {
+        let help = r["help"]["text"].as_str().unwrap_or_default();
+        assert!(help.contains("Fix: "), "{}: {help}", r["id"]);
+    }
+    assert_eq!(
+        v["runs"][0]["automationDetails"]["id"],
+        "mcp-scan/behavioral/"
+    );
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_gets_no_error_and_the_verdict_stands() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .current_dir(repo())
+        .args(["behavioral", "fixtures/python", "-f", "raw", "--no-llm"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp-scan");
+    // Close the reading end at once: the scan takes far longer than this, so every byte of
+    // the report meets a closed pipe (as with `| head -c0`).
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert!(!err.contains("Broken pipe"), "{err}");
+    assert!(!err.contains("cannot write"), "{err}");
+    // The fixtures hold HIGH findings: the verdict is still "findings" (3), not an error (1).
+    assert_eq!(status.code(), Some(3), "{err}");
+}

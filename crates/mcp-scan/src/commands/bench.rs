@@ -5,7 +5,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use mcp_scan_core::{ExitKind, Severity};
 use mcp_scan_description::DescriptionAnalyzer;
 use mcp_scan_description::bench::{BenchReport, Scores, run_mcptox};
-use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -55,10 +54,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitKind> {
         }
         BenchFormat::Table => table(&report),
     };
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to standard output")?;
+    crate::output::write_stdout(&text).context("cannot write to standard output")?;
     Ok(ExitKind::Clean)
 }
 

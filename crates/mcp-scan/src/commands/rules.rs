@@ -4,7 +4,6 @@ use anyhow::Context;
 use clap::Args;
 use mcp_scan_core::ExitKind;
 use mcp_scan_rules::RuleCatalog;
-use std::io::Write;
 
 #[derive(Debug, Args)]
 pub struct RuleArgs {
@@ -14,7 +13,7 @@ pub struct RuleArgs {
 }
 
 /// Every built-in rule family: description, static, LLM and runtime.
-fn catalog() -> anyhow::Result<RuleCatalog> {
+pub(crate) fn catalog() -> anyhow::Result<RuleCatalog> {
     let mut c =
         RuleCatalog::builtin().map_err(|e| anyhow::anyhow!("built-in rules do not load: {e}"))?;
     c.extend(
@@ -34,10 +33,7 @@ fn catalog() -> anyhow::Result<RuleCatalog> {
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write to standard output")
+    crate::output::write_stdout(text).context("cannot write to standard output")
 }
 
 /// The `rules` listing as printed.
