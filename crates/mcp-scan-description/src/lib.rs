@@ -143,12 +143,37 @@ impl<'r> DescriptionAnalyzer<'r> {
         reading: bool,
         hits: &mut Vec<Hit>,
     ) {
+        let sentences = text::sentences(field.text);
+        let mut imperatives: Option<Vec<usize>> = None;
+        let mut builtin_at = |b: Builtin| -> Vec<usize> {
+            match b {
+                Builtin::ImperativeClause => imperatives
+                    .get_or_insert_with(|| {
+                        text::imperative_clauses(field.text, &sentences, reading)
+                    })
+                    .clone(),
+            }
+        };
+        // The rules that may fire here: those for this kind of field whose required cues occur.
+        let live: Vec<bool> = self
+            .rules
+            .rules
+            .iter()
+            .zip(&self.rules.prefilters)
+            .map(|(rule, pre)| {
+                rule.applies_to(field.class)
+                    && pre.as_ref().is_none_or(|p| {
+                        p.set.as_ref().is_some_and(|s| s.is_match(field.text))
+                            || p.builtin.is_some_and(|b| !builtin_at(b).is_empty())
+                    })
+            })
+            .collect();
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
         for (ri, (rule, (set, index))) in self.rules.rules.iter().zip(&self.rules.sets).enumerate()
         {
-            if !rule.applies_to(field.class) {
+            if !live[ri] {
                 continue;
             }
             for i in set.matches(field.text).iter() {
@@ -178,9 +203,8 @@ impl<'r> DescriptionAnalyzer<'r> {
             }
         }
         // Cues found by reading the text's structure rather than by a pattern.
-        let mut imperatives: Option<Vec<usize>> = None;
         for (ri, rule) in self.rules.rules.iter().enumerate() {
-            if !rule.applies_to(field.class) {
+            if !live[ri] {
                 continue;
             }
             for (ci, cue) in rule.cues.iter().enumerate() {
@@ -192,18 +216,13 @@ impl<'r> DescriptionAnalyzer<'r> {
                 {
                     continue;
                 }
-                let at = match builtin {
-                    Builtin::ImperativeClause => imperatives
-                        .get_or_insert_with(|| text::imperative_clauses(field.text, reading)),
-                };
-                occ.extend(at.iter().map(|&a| (ri, ci, a, false)));
+                occ.extend(builtin_at(builtin).into_iter().map(|a| (ri, ci, a, false)));
             }
         }
         if occ.is_empty() {
             return;
         }
         occ.sort_unstable();
-        let sentences = text::sentences(field.text);
         let mut i = 0;
         while i < occ.len() {
             let rule_idx = occ[i].0;

@@ -298,6 +298,20 @@ pub struct DescriptionRules {
     pub rules: Vec<DescriptionRule>,
     /// Per rule: its pattern set and what each set index refers to.
     pub sets: Vec<(RegexSet, Vec<PatternRef>)>,
+    /// Per rule with `requires_any`: what must occur for the rule to fire at all.
+    pub prefilters: Vec<Option<Prefilter>>,
+}
+
+/// The required cues of a rule, checked before its whole pattern set. A window scores only if
+/// one of them is present, so a field where none occurs cannot fire the rule; and the small
+/// set of the required patterns costs far less to run than the rule's full set, whose lazy DFA
+/// otherwise determinizes fresh states on nearly every new text (most of a scan's time).
+#[derive(Debug, Clone)]
+pub struct Prefilter {
+    /// The patterns of the required cues (`None`: they have none, only a builtin).
+    pub set: Option<RegexSet>,
+    /// A required cue is also found by the analyzer's builtin reading.
+    pub builtin: Option<Builtin>,
 }
 
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
@@ -311,6 +325,7 @@ impl DescriptionRules {
     pub fn compile(files: &[(&str, &str)]) -> Result<Self, RuleError> {
         let mut rules: Vec<DescriptionRule> = Vec::new();
         let mut sets = Vec::new();
+        let mut prefilters = Vec::new();
         for (name, text) in files {
             let src = SourceFile::new(name, text);
             let (rule, set) = compile_file(&src)?;
@@ -323,10 +338,15 @@ impl DescriptionRules {
                     ),
                 ));
             }
+            prefilters.push(prefilter(&src, &rule)?);
             sets.push(set);
             rules.push(rule);
         }
-        Ok(DescriptionRules { rules, sets })
+        Ok(DescriptionRules {
+            rules,
+            sets,
+            prefilters,
+        })
     }
 
     /// The embedded rules of `rules/description/`, compiled once.
@@ -457,6 +477,31 @@ fn compile_file(
         fixture_benign: raw.fixtures.benign.get_ref().clone(),
     };
     Ok((rule, set))
+}
+
+/// The prefilter of a rule with required cues (see [`Prefilter`]).
+fn prefilter(src: &SourceFile<'_>, rule: &DescriptionRule) -> Result<Option<Prefilter>, RuleError> {
+    if rule.requires_any.is_empty() {
+        return Ok(None);
+    }
+    let required = || rule.requires_any.iter().map(|&c| &rule.cues[c]);
+    let sources: Vec<&str> = required()
+        .flat_map(|c| c.patterns.iter().map(Pattern::as_str))
+        .collect();
+    let set = if sources.is_empty() {
+        None
+    } else {
+        let set = RegexSetBuilder::new(&sources)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(DFA_CACHE_LIMIT)
+            .build()
+            .map_err(|e| src.error(0..0, format!("the required cues do not compile: {e}")))?;
+        Some(set)
+    };
+    Ok(Some(Prefilter {
+        set,
+        builtin: required().find_map(|c| c.builtin),
+    }))
 }
 
 /// The rule's patterns as one set, and what each set index refers to. A pattern that does not
@@ -658,6 +703,32 @@ benign = "fixtures/description/x.benign.json"
         let text = MINIMAL.replace("score = 4", "score = 1");
         let e = DescriptionRules::compile(&[("t.toml", &text)]).expect_err("falling levels");
         assert!(e.message.contains("levels must rise"), "{e}");
+    }
+
+    #[test]
+    fn prefilter_holds_only_the_required_cues_patterns() {
+        let rules = DescriptionRules::compile(&[("t.toml", MINIMAL)]).expect("compiles");
+        assert!(
+            rules.prefilters[0].is_none(),
+            "no requires_any, no prefilter"
+        );
+        let text = MINIMAL
+            .replace(
+                "observation = \"o\"",
+                "observation = \"o\"\nrequires_any = [\"b\"]",
+            )
+            .replace(
+                "[fixtures]",
+                "[[match.cue]]\nid = \"b\"\nlabel = \"says b\"\nweight = 1\npatterns = ['\\bb\\b']\n\n[fixtures]",
+            );
+        let rules = DescriptionRules::compile(&[("t.toml", &text)]).expect("compiles");
+        let pre = rules.prefilters[0]
+            .as_ref()
+            .expect("requires_any has a prefilter");
+        let set = pre.set.as_ref().expect("the required cue has patterns");
+        assert!(set.is_match("then b"));
+        assert!(!set.is_match("only a here"), "a is not required");
+        assert_eq!(pre.builtin, None);
     }
 
     #[test]
