@@ -447,9 +447,9 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         mark_incomplete(&mut report, why, |_| false);
     }
     for (layer, active, detail) in layers.describe(&shown) {
-        // A layer left out by design is listed in the report, not warned about on every scan.
-        let by_design = layers.landlock_skipped() && layer.starts_with("landlock");
-        if !active && !by_design {
+        // Every layer not in force is a warning, whatever the reason: the reader must know the
+        // containment was weaker than the report's layers promise.
+        if !active {
             report.diagnostics.push(Diagnostic {
                 level: DiagnosticLevel::Warning,
                 file: None,
