@@ -405,6 +405,13 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         canonical_home(e, &persona.home);
     }
     paths::Resolver::new(sandbox::SANDBOX_WORK, view).resolve_all(&mut evs);
+    // Writes are traced for the unix sockets among them; the rest (files, pipes, stdout) say
+    // nothing the other events do not.
+    evs.retain(|e| {
+        !(e.kind == events::EventKind::Send
+            && e.address.is_none()
+            && e.syscall.starts_with("write"))
+    });
     let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
     let written = collect_written(&run, &canaries, &decoys);
     let server = server_name(&ex, &opts.command);

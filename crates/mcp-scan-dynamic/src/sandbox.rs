@@ -526,15 +526,15 @@ impl Sandbox {
                     (_, _, Some(u)) => {
                         hides_tracer = true;
                         vec![
-                        u.to_string_lossy().into_owned(),
-                        "--pid".into(),
-                        "--fork".into(),
-                        "--mount-proc".into(),
-                        "--".into(),
-                        "/bin/sh".to_string(),
-                        "-c".into(),
-                        script.into(),
-                    ]
+                            u.to_string_lossy().into_owned(),
+                            "--pid".into(),
+                            "--fork".into(),
+                            "--mount-proc".into(),
+                            "--".into(),
+                            "/bin/sh".to_string(),
+                            "-c".into(),
+                            script.into(),
+                        ]
                     }
                     _ => vec![
                         "/bin/sh".to_string(),

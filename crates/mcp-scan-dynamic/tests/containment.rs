@@ -257,16 +257,35 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
         let got = p.received();
         assert!(got.is_empty(), "{:?} received {got:?}", p.paths);
     }
-    // No host socket connect in the report either, and the layers are said.
+    // No host socket connect in the report either (a connect that got through), and the layers
+    // are said.
+    let observations: Vec<&String> = o.report.findings().map(|f| &f.observation).collect();
     assert!(
-        !o.report.findings().any(|f| f
-            .observation
-            .contains("socket of a service outside the sandbox")),
-        "{:?}",
-        o.report
+        !o.report
             .findings()
-            .map(|f| &f.observation)
-            .collect::<Vec<_>>()
+            .any(|f| f.observation.starts_with("connects to")
+                && f.observation
+                    .contains("socket of a service outside the sandbox")),
+        "{observations:?}"
+    );
+    // The refused attempts at host paths and at the host's abstract name are evidence (none of
+    // them a well-known daemon's, so LOW).
+    let refused: Vec<_> = o
+        .report
+        .findings()
+        .filter(|f| f.observation.contains("refused by the sandbox"))
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|f| f.observation.contains(&format!("@{name}"))),
+        "{observations:?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .all(|f| f.severity == mcp_scan_core::Severity::Low),
+        "{observations:?}"
     );
     let layer = |n: &str| {
         o.report
