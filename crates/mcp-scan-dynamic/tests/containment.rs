@@ -269,11 +269,12 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
         "{observations:?}"
     );
     // The refused attempts at host paths and at the host's abstract name are evidence (none of
-    // them a well-known daemon's, so LOW).
+    // them a well-known daemon's, so LOW), and the secret the probe sent with them is a leak
+    // (CRITICAL) though nothing got through.
     let refused: Vec<_> = o
         .report
         .findings()
-        .filter(|f| f.observation.contains("refused by the sandbox"))
+        .filter(|f| f.observation.starts_with("tries to connect to"))
         .collect();
     assert!(
         refused
@@ -285,6 +286,14 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
         refused
             .iter()
             .all(|f| f.severity == mcp_scan_core::Severity::Low),
+        "{observations:?}"
+    );
+    assert!(
+        o.report
+            .findings()
+            .any(|f| f.severity == mcp_scan_core::Severity::Critical
+                && f.observation
+                    .contains("appeared in a payload to a host socket (refused by the sandbox)")),
         "{observations:?}"
     );
     let layer = |n: &str| {
