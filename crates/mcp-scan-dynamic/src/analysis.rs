@@ -190,6 +190,8 @@ fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool 
 #[derive(Debug, Default)]
 struct Listeners {
     ports: std::collections::HashSet<u16>,
+    /// Unix socket addresses (paths and abstract names) a sandbox process bound.
+    unix: std::collections::HashSet<String>,
     /// A bind to port 0: the kernel chose a port the trace does not show.
     ephemeral: bool,
 }
@@ -198,6 +200,11 @@ impl Listeners {
     fn of(events: &[Event]) -> Self {
         let mut l = Listeners::default();
         for e in events.iter().filter(|e| e.kind == EventKind::Bind) {
+            if e.family.as_deref() == Some("AF_UNIX")
+                && let Some(a) = &e.address
+            {
+                l.unix.insert(a.clone());
+            }
             match e.port {
                 Some(0) => l.ephemeral = true,
                 Some(p) => {
@@ -269,6 +276,61 @@ fn is_egress(e: &Event, local: &Listeners) -> bool {
     !(local_addr && local.serves(e))
 }
 
+/// The well-known daemon a unix socket address (path or `@abstract` name) belongs to, if any:
+/// reaching one hands the server the host (docker), the user's keys (ssh-agent) or session (D-Bus,
+/// X11), or its services (systemd).
+fn daemon_socket(addr: &str) -> Option<&'static str> {
+    let a = addr.trim_start_matches('@').to_ascii_lowercase();
+    let file = a.rsplit('/').next().unwrap_or("");
+    if !host_socket(addr) && !a.starts_with('/') && !addr.starts_with('@') {
+        return None;
+    }
+    if NSS_SOCKETS.iter().any(|p| a.starts_with(p)) {
+        return None;
+    }
+    if file.starts_with("docker")
+        || file.starts_with("podman")
+        || file.starts_with("containerd")
+        || a.contains("/docker/")
+    {
+        Some("docker")
+    } else if file.contains("ssh-agent")
+        || file == "s.gpg-agent.ssh"
+        || (file.starts_with("agent.") && a.contains("/ssh-"))
+        || (file == "ssh" && a.contains("/keyring/"))
+    {
+        Some("ssh-agent")
+    } else if a.contains("dbus") || file == "bus" || file == "system_bus_socket" {
+        Some("D-Bus")
+    } else if a.contains(".x11-unix/") {
+        Some("X11")
+    } else if a.starts_with("/run/systemd/")
+        || a.starts_with("/var/run/systemd/")
+        || a.starts_with("/org/freedesktop/systemd")
+    {
+        Some("systemd")
+    } else {
+        None
+    }
+}
+
+/// A unix socket address outside the sandbox: a host path, a well-known daemon's socket, or an
+/// abstract name no sandbox process bound (abstract names of the host's network namespace are
+/// not visible, so such a connect is refused; the attempt is what tells).
+fn outside_socket(addr: &str, local: &Listeners) -> bool {
+    !local.unix.contains(addr)
+        && (host_socket(addr) || daemon_socket(addr).is_some() || addr.starts_with('@'))
+}
+
+/// The C library's own name-service sockets (nscd, systemd's resolver and user database): every
+/// program resolving names uses them.
+const NSS_SOCKETS: [&str; 4] = [
+    "/run/nscd/",
+    "/var/run/nscd/",
+    "/run/systemd/resolve/",
+    "/run/systemd/userdb/",
+];
+
 /// A unix socket path that belongs to the host, not to the sandbox: anything but the sandbox's
 /// private areas (homes, /tmp and the other scratch directories), where only the server can have
 /// made sockets. The C library's own name-service sockets (nscd, systemd's resolver and user
@@ -282,17 +344,11 @@ fn host_socket(path: &str) -> bool {
         "/dev/shm",
         "/run/user",
     ];
-    const NSS: [&str; 4] = [
-        "/run/nscd/",
-        "/var/run/nscd/",
-        "/run/systemd/resolve/",
-        "/run/systemd/userdb/",
-    ];
     path.starts_with('/')
         && !PRIVATE
             .iter()
             .any(|p| path == *p || path.starts_with(&format!("{p}/")))
-        && !NSS.iter().any(|p| path.starts_with(p))
+        && !NSS_SOCKETS.iter().any(|p| path.starts_with(p))
 }
 
 /// `1.2.3.4:80`, `[2001:db8::10]:8080`: how sink captures name destinations.
@@ -570,6 +626,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     }
     split_dns(&mut acc, inp, &captures, capture_phase);
+    scattered(&mut acc, inp, &captures, capture_phase);
     let mut note_cat = |p: &Phase, cat: &'static str| {
         if let Some(i) = p.call() {
             let c = &calls[i];
@@ -752,6 +809,49 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     )
                     .title("talks to a host service outside the sandbox");
                     if declared { f.severity(Severity::Info) } else { f }
+                });
+            }
+            // A refused connect to a unix socket outside the sandbox: contained, but the attempt
+            // is the evidence, as a failed credential read is. Aimed at a well-known daemon it
+            // weighs what reaching it would have; any other such attempt is noted (LOW).
+            EventKind::Connect
+                if !e.ok()
+                    && e.family.as_deref() == Some("AF_UNIX")
+                    && e.address
+                        .as_deref()
+                        .is_some_and(|a| outside_socket(a, &local)) =>
+            {
+                security_relevant = true;
+                note_cat(p, "network");
+                let path = e.address.clone().unwrap_or_default();
+                let err = e.error.clone().unwrap_or_default();
+                let daemon = daemon_socket(&path);
+                let declared = declares_network(inp, &target);
+                let key = format!("host-socket:{path}");
+                acc.observe(&target, &key, syscall_ev(e), || {
+                    let what = match daemon {
+                        Some(d) => format!("the {d} socket"),
+                        None if path.starts_with('@') => {
+                            "an abstract unix socket outside the sandbox".to_string()
+                        }
+                        None => "a socket of a service outside the sandbox".to_string(),
+                    };
+                    let f = finding(
+                        inp,
+                        RuleId::Egress,
+                        &target,
+                        format!(
+                            "tries to connect to {path}{note}, {what} (refused by the sandbox: {err}){}",
+                            if declared { " (declared)" } else { ", undeclared" }
+                        ),
+                        &key,
+                    )
+                    .title("tries to reach a host service outside the sandbox");
+                    match (declared, daemon) {
+                        (true, _) => f.severity(Severity::Info),
+                        (false, Some(_)) => f,
+                        (false, None) => f.severity(Severity::Low),
+                    }
                 });
             }
             EventKind::Connect | EventKind::Send if is_egress(e, &local) => {
@@ -1040,11 +1140,20 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         let channel = match e.kind {
             EventKind::Send if is_egress(e, &local) => "a network payload",
             // A host service's socket: what reaches it leaves the sandbox uncaptured.
+            // A socket outside the sandbox: what reaches it leaves uncaptured; what the sandbox
+            // refused weighs the same (the attempt carried the secret). Connected sockets
+            // (send/write without an address) have the address of their connect.
             EventKind::Send
                 if e.family.as_deref() == Some("AF_UNIX")
-                    && e.address.as_deref().is_some_and(host_socket) =>
+                    && e.address
+                        .as_deref()
+                        .is_some_and(|a| outside_socket(a, &local)) =>
             {
-                "a payload to a host socket"
+                if e.ok() {
+                    "a payload to a host socket"
+                } else {
+                    "a payload to a host socket (refused by the sandbox)"
+                }
             }
             EventKind::Exec => "exec arguments",
             _ => continue,
@@ -1091,6 +1200,34 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 );
             }
         }
+    }
+    // Canaries in what the server sent on its own: log and progress notifications, resource
+    // updates, sampling, elicitation and roots requests. The agent shows them, logs them or
+    // hands them to its model (sampling) like answers.
+    for m in &inp.exercise.server_messages {
+        let hits = find_canaries(inp.canaries, m.text.as_bytes());
+        if hits.is_empty() {
+            continue;
+        }
+        let phase = match window_of(calls, m.ts) {
+            Some(i) => Phase::Call(i),
+            None if m.ts < inp.exercise.startup_end => Phase::Startup,
+            None => Phase::Background,
+        };
+        let target = entity_of(inp, &phase);
+        let channel = server_message_channel(&m.method);
+        let label = phase.label(calls);
+        leak(
+            &mut acc,
+            inp,
+            &target,
+            &channel,
+            &hits,
+            phase_note(&label),
+            Evidence::Note {
+                text: format!("server message `{}`: {}", m.method, excerpt(&m.text, 300)),
+            },
+        );
     }
     // Canaries in what the server says about itself (initialize answer, listings before and
     // after the calls): the agent hands it to its model without any call.
@@ -1524,7 +1661,37 @@ fn find_canaries(canaries: &CanarySet, data: &[u8]) -> Vec<crate::canary::Canary
     let mut hits = canaries.find(data);
     let mut variants: Vec<Vec<u8>> = Vec::new();
     if data.contains(&b'%') {
-        variants.push(url_decode(data));
+        // Every level of escaping (`%2530` is `%30` is `0`), and form encoding (`+` a space).
+        let mut d = url_decode(data);
+        for _ in 0..3 {
+            if !d.contains(&b'%') {
+                break;
+            }
+            let next = url_decode(&d);
+            if next == d {
+                break;
+            }
+            variants.push(std::mem::replace(&mut d, next));
+        }
+        variants.push(d);
+        if data.contains(&b'+') {
+            let spaced: Vec<u8> = data
+                .iter()
+                .map(|&b| if b == b'+' { b' ' } else { b })
+                .collect();
+            variants.push(url_decode_all(&spaced));
+        }
+    }
+    // Cut by punctuation (`/` between path segments, `-`, `.`, `&k=`): only letters and digits.
+    let alnum: Vec<u8> = variants
+        .last()
+        .map_or(data, Vec::as_slice)
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphanumeric)
+        .collect();
+    if alnum.len() != data.len() {
+        variants.push(alnum);
     }
     if data.windows(2).any(|w| w == b"\\u") {
         variants.push(json_unescape(data));
@@ -1581,12 +1748,41 @@ fn url_decode(data: &[u8]) -> Vec<u8> {
         {
             out.push(h << 4 | l);
             i += 3;
+        } else if data[i] == b'%'
+            && matches!(data.get(i + 1), Some(b'u' | b'U'))
+            && let Some(u) = data
+                .get(i + 2..i + 6)
+                .filter(|d| d.iter().all(u8::is_ascii_hexdigit))
+                .and_then(|d| std::str::from_utf8(d).ok())
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+        {
+            let c = char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER);
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 6;
         } else {
             out.push(data[i]);
             i += 1;
         }
     }
     out
+}
+
+/// Percent-decoding repeated until nothing is left to decode (at most four levels), with the
+/// `%uXXXX` form some encoders use.
+fn url_decode_all(data: &[u8]) -> Vec<u8> {
+    let mut d = url_decode(data);
+    for _ in 0..3 {
+        if !d.contains(&b'%') {
+            break;
+        }
+        let next = url_decode(&d);
+        if next == d {
+            break;
+        }
+        d = next;
+    }
+    d
 }
 
 /// JSON's `\\uXXXX` escapes decoded (a string escaped character by character reads as plain text
@@ -1635,6 +1831,258 @@ fn base32_decode(s: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Shortest piece of a canary accepted out of order: shorter pieces of a random hex token turn up
+/// in honest hex data (hashes, ids) by chance.
+const MIN_PIECE: usize = 6;
+/// Pieces searched per entity at most (each is a few bytes; this bounds the work, not the data).
+const MAX_PIECES: usize = 200_000;
+
+/// Pieces of `data` a sender could have cut a secret into, lowercased: runs of letters and digits
+/// (a sequence number in `3-ab12` stays apart), words without their inner punctuation (`ghp_ab`
+/// is `ghpab`), and each of those decoded on its own (hex, base32, base64).
+fn pieces_of(data: &[u8], out: &mut std::collections::HashSet<Vec<u8>>) {
+    let add = |p: Vec<u8>, out: &mut std::collections::HashSet<Vec<u8>>| {
+        if p.len() >= MIN_PIECE {
+            out.insert(p);
+        }
+    };
+    let runs = data.split(|b| !b.is_ascii_alphanumeric());
+    let words = data
+        .split(|b| b.is_ascii_whitespace() || b"./,;:&=?\"'[](){}<>|\\".contains(b))
+        .map(|w| {
+            w.iter()
+                .copied()
+                .filter(u8::is_ascii_alphanumeric)
+                .collect::<Vec<u8>>()
+        });
+    let mut raw: Vec<Vec<u8>> = runs.map(<[u8]>::to_vec).collect();
+    raw.extend(words);
+    for run in raw {
+        if run.len() < MIN_PIECE || run.len() > 512 {
+            continue;
+        }
+        let alnum = |d: Vec<u8>| -> Vec<u8> {
+            d.into_iter()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| b.to_ascii_lowercase())
+                .collect()
+        };
+        if run.len() % 2 == 0 && run.iter().all(u8::is_ascii_hexdigit) {
+            let h = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+            add(
+                alnum(run.chunks(2).map(|c| h(c[0]) << 4 | h(c[1])).collect()),
+                out,
+            );
+        }
+        if run
+            .iter()
+            .all(|b| b.is_ascii_alphabetic() || (b'2'..=b'7').contains(b))
+        {
+            add(alnum(base32_decode(&run)), out);
+        }
+        if let Some(d) = base64_decode(&run) {
+            add(alnum(d), out);
+        }
+        add(run.to_ascii_lowercase(), out);
+    }
+}
+
+/// Standard or URL-safe base64 (a trailing partial group kept); `None` when `s` is not base64.
+fn base64_decode(s: &[u8]) -> Option<Vec<u8>> {
+    let val = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        }))
+    };
+    if s.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for chunk in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+/// Uncovered characters of a token's span tolerated: where a sender's chunk boundary leaves a
+/// piece shorter than [`MIN_PIECE`] at either end of the token.
+const UNCOVERED_SLACK: usize = 4;
+
+/// The forms a canary's content takes when sent whole and then cut: letters and digits only,
+/// hex, base32, base64 (each lowercased), with the span the token occupies in each.
+fn piece_forms(c: &crate::canary::Canary) -> Vec<(Vec<u8>, std::ops::Range<usize>, &'static str)> {
+    let content = c.content.as_bytes();
+    let Some(start) = c.content.find(&c.token) else {
+        return Vec::new();
+    };
+    let end = start + c.token.len();
+    let mut forms = Vec::new();
+    // Letters and digits only: the token's span shifts by the punctuation before it.
+    let before = content[..start]
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric())
+        .count();
+    let alnum: Vec<u8> = content
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    forms.push((alnum, before..before + c.token.len(), "plain"));
+    let hex: Vec<u8> = content
+        .iter()
+        .flat_map(|b| format!("{b:02x}").into_bytes())
+        .collect();
+    forms.push((hex, 2 * start..2 * end, "hex"));
+    let b64 = crate::canary::base64(content)
+        .to_ascii_lowercase()
+        .into_bytes();
+    forms.push((b64, (8 * start).div_ceil(6)..8 * end / 6, "base64"));
+    let b32: Vec<u8> = {
+        let mut bits: Vec<u8> = Vec::with_capacity(content.len() * 8);
+        for b in content {
+            bits.extend((0..8).rev().map(|i| (b >> i) & 1));
+        }
+        bits.chunks(5)
+            .map(|ch| {
+                let v = ch
+                    .iter()
+                    .chain(std::iter::repeat(&0))
+                    .take(5)
+                    .fold(0usize, |a, &b| (a << 1) | usize::from(b));
+                b"abcdefghijklmnopqrstuvwxyz234567"[v]
+            })
+            .collect()
+    };
+    forms.push((b32, (8 * start).div_ceil(5)..8 * end / 5, "base32"));
+    forms
+}
+
+/// Canaries cut into pieces sent in any order: per entity, every DNS name, TLS and HTTP name and
+/// payload of the captures is cut into pieces (see [`pieces_of`]); when pieces long enough to be
+/// no accident cover a token's span in one of the forms its content takes ([`piece_forms`]), it
+/// left in pieces, whatever their order over queries and packets. Origins already found whole are
+/// left to those findings.
+fn scattered(
+    acc: &mut Acc,
+    inp: &Inputs,
+    captures: &[Capture],
+    phase_of: impl Fn(&Capture) -> Phase,
+) {
+    let mut groups: BTreeMap<ToolRef, Vec<(usize, Phase)>> = BTreeMap::new();
+    for (i, c) in captures.iter().enumerate() {
+        let p = phase_of(c);
+        groups.entry(entity_of(inp, &p)).or_default().push((i, p));
+    }
+    let forms: Vec<_> = inp.canaries.canaries.iter().map(piece_forms).collect();
+    for (target, items) in groups {
+        // piece -> the captures it came from
+        let mut from: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        for (i, _) in &items {
+            let c = &captures[*i];
+            let mut out = std::collections::HashSet::new();
+            for text in [c.host.as_deref(), c.sni.as_deref()].into_iter().flatten() {
+                pieces_of(text.as_bytes(), &mut out);
+            }
+            for (_, v) in &c.http_headers {
+                pieces_of(v.as_bytes(), &mut out);
+            }
+            if let Some(r) = &c.http_request {
+                pieces_of(&url_decode_all(r.as_bytes()), &mut out);
+            }
+            pieces_of(&c.bytes, &mut out);
+            if c.bytes.contains(&b'%') {
+                pieces_of(&url_decode_all(&c.bytes), &mut out);
+            }
+            for p in out {
+                from.entry(p).or_default().push(*i);
+            }
+            if from.len() > MAX_PIECES {
+                break;
+            }
+        }
+        if from.is_empty() {
+            continue;
+        }
+        let pieces: Vec<&Vec<u8>> = from.keys().collect();
+        let Ok(ac) = aho_corasick::AhoCorasick::new(&pieces) else {
+            continue;
+        };
+        let mut hits: Vec<crate::canary::CanaryHit> = Vec::new();
+        let mut used: Vec<usize> = Vec::new();
+        for (c, cforms) in inp.canaries.canaries.iter().zip(&forms) {
+            let whole = acc.findings.iter().any(|((t, k), f)| {
+                *t == target && k.starts_with("leak:") && f.observation.contains(&c.origin)
+            });
+            if whole {
+                continue;
+            }
+            for (form, span, encoding) in cforms {
+                if span.is_empty() {
+                    continue;
+                }
+                let mut cov = vec![false; form.len()];
+                let mut srcs: Vec<usize> = Vec::new();
+                for m in ac.find_overlapping_iter(form.as_slice()) {
+                    // A piece that holds the whole span is a plain find's, not a cut.
+                    if m.start() <= span.start && m.end() >= span.end {
+                        continue;
+                    }
+                    if m.end() <= span.start || m.start() >= span.end {
+                        continue;
+                    }
+                    cov[m.start()..m.end()].iter_mut().for_each(|x| *x = true);
+                    srcs.extend(from[pieces[m.pattern().as_usize()]].iter().copied());
+                }
+                let missing = cov[span.clone()].iter().filter(|x| !**x).count();
+                if missing <= UNCOVERED_SLACK && span.len() > 4 * UNCOVERED_SLACK {
+                    hits.push(crate::canary::CanaryHit {
+                        origin: c.origin.clone(),
+                        encoding,
+                    });
+                    used.extend(srcs);
+                    break;
+                }
+            }
+        }
+        if hits.is_empty() {
+            continue;
+        }
+        used.sort_unstable();
+        used.dedup();
+        let channel = if used.len() > 1 {
+            "network traffic cut into pieces (names and payloads, in any order)"
+        } else {
+            "a network payload cut into pieces"
+        };
+        for i in used.into_iter().take(MAX_EVIDENCE) {
+            let p = items
+                .iter()
+                .find(|(j, _)| *j == i)
+                .map_or(Phase::Background, |(_, p)| p.clone());
+            let label = p.label(&inp.exercise.calls);
+            leak(
+                acc,
+                inp,
+                &target,
+                channel,
+                &hits,
+                phase_note(&label),
+                capture_ev(&captures[i]),
+            );
+        }
+    }
 }
 
 /// Canaries in DNS names that no single name shows: a secret split over labels or over several
@@ -2041,6 +2489,19 @@ fn egress(acc: &mut Acc, inp: &Inputs, target: &ToolRef, note: &str, ev: Evidenc
     acc.add(f.evidence(ev).build(), key);
 }
 
+/// How a report names a message the server sent on its own.
+fn server_message_channel(method: &str) -> String {
+    match method {
+        "notifications/message" => "a log notification".into(),
+        "notifications/progress" => "a progress notification".into(),
+        "sampling/createMessage" => "a sampling request to the client's model".into(),
+        "elicitation/create" => "an elicitation request to the user".into(),
+        "roots/list" => "a roots request".into(),
+        m if m.starts_with("notifications/resources/") => "a resource notification".into(),
+        m => format!("a server message (`{m}`)"),
+    }
+}
+
 fn leak(
     acc: &mut Acc,
     inp: &Inputs,
@@ -2326,6 +2787,254 @@ mod tests {
         assert!(leaks_of(&ex, &c).is_empty());
     }
 
+    fn dns(host: &str, ts: f64) -> Capture {
+        Capture {
+            ts,
+            protocol: "dns".into(),
+            destination: None,
+            host: Some(host.into()),
+            sni: None,
+            http_request: None,
+            http_headers: Vec::new(),
+            body: String::new(),
+            bytes: host.as_bytes().to_vec(),
+        }
+    }
+
+    fn udp(payload: &str, ts: f64) -> Capture {
+        Capture {
+            ts,
+            protocol: "udp".into(),
+            destination: Some("203.0.113.9:9".into()),
+            host: None,
+            sni: None,
+            http_request: None,
+            http_headers: Vec::new(),
+            body: payload.into(),
+            bytes: payload.as_bytes().to_vec(),
+        }
+    }
+
+    fn leaks_in(captures: &[Capture], canaries: &CanarySet) -> Vec<Finding> {
+        let ex = Exercise {
+            calls: vec![call("sync", 1, 1.0, 100.0)],
+            ..Exercise::default()
+        };
+        findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &[],
+            phases: &[],
+            captures,
+            canaries,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::CanaryLeak.id())
+        .collect()
+    }
+
+    #[test]
+    fn canary_cut_into_pieces_sent_shuffled_over_queries_and_packets_is_a_leak() {
+        let c = token_set();
+        let value = "ghp_0123456789abcdef01234567";
+        // DNS: 7-character chunks with sequence numbers, in reverse order.
+        let chunks: Vec<&str> = value
+            .as_bytes()
+            .chunks(7)
+            .map(|c| std::str::from_utf8(c).unwrap_or(""))
+            .collect();
+        let names: Vec<Capture> = chunks
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, ch)| dns(&format!("{i}-{ch}.t.metrics.example"), 10.0 + i as f64))
+            .collect();
+        let f = leaks_in(&names, &c);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("cut into pieces"),
+            "{}",
+            f[0].observation
+        );
+        // UDP: the hex of the value in 10-character chunks, shuffled.
+        let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        let mut parts: Vec<Capture> = hex
+            .as_bytes()
+            .chunks(10)
+            .enumerate()
+            .map(|(i, ch)| {
+                udp(
+                    &format!("{{\"seq\":{i},\"d\":\"{}\"}}", String::from_utf8_lossy(ch)),
+                    20.0 + i as f64,
+                )
+            })
+            .collect();
+        parts.swap(0, 3);
+        parts.swap(1, 4);
+        let f = leaks_in(&parts, &c);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].observation.contains("hex"), "{}", f[0].observation);
+        // Each chunk base64-encoded on its own.
+        let b64: Vec<Capture> = value
+            .as_bytes()
+            .chunks(9)
+            .rev()
+            .enumerate()
+            .map(|(i, ch)| {
+                dns(
+                    &format!(
+                        "{}.q.metrics.example",
+                        crate::canary::base64(ch).trim_end_matches('=')
+                    ),
+                    i as f64 + 30.0,
+                )
+            })
+            .collect();
+        assert_eq!(leaks_in(&b64, &c).len(), 1);
+    }
+
+    #[test]
+    fn ids_and_hashes_in_many_names_and_packets_are_not_a_cut_canary() {
+        let c = token_set();
+        // Hex ids of every length around the token's, which share short runs with any token.
+        let mut caps = Vec::new();
+        for i in 0..2000u32 {
+            let id = format!(
+                "{:08x}-{:04x}-{:06x}",
+                i.wrapping_mul(2654435761),
+                i * 7,
+                i * 131
+            );
+            caps.push(dns(&format!("{id}.cdn.example"), f64::from(i)));
+            caps.push(udp(&format!("id={id}&n={i}"), f64::from(i)));
+        }
+        // Fragments of the token shorter than a piece, and a piece of it alone.
+        caps.push(udp("0123 4567 89ab", 1.0));
+        caps.push(udp("89abcdef01", 2.0));
+        assert!(leaks_in(&caps, &c).is_empty());
+    }
+
+    #[test]
+    fn canary_in_every_url_escaping_is_found() {
+        let c = token_set();
+        let t = "0123456789abcdef01234567";
+        let pct = |s: &str, upper: bool| -> String {
+            s.bytes()
+                .map(|b| {
+                    if upper {
+                        format!("%{b:02X}")
+                    } else {
+                        format!("%{b:02x}")
+                    }
+                })
+                .collect()
+        };
+        let cases = [
+            format!("/v1/{}", pct(t, false)),
+            format!("q={}", pct(t, true)),
+            // Double escaping: `%` itself escaped.
+            format!("q={}", pct(t, true).replace('%', "%25")),
+            format!("/a/{}", pct(&pct(t, false), false)),
+            // `%uXXXX`, form encoding with `+` for blanks, and a token cut by path separators.
+            format!(
+                "q={}",
+                t.bytes().map(|b| format!("%u{b:04x}")).collect::<String>()
+            ),
+            format!("k=KEY+{}+end", pct(t, false)),
+            format!("/u/{}/{}/{}", &t[..8], &t[8..16], &t[16..]),
+            format!("/u/{}-{}.{}", &t[..8], &t[8..16], &t[16..]),
+        ];
+        for u in &cases {
+            assert_eq!(find_canaries(&c, u.as_bytes()).len(), 1, "{u}");
+        }
+        // Twin: escaped text that is no canary.
+        for u in [
+            "q=%30%31%32%33%34%35".to_string(),
+            format!(
+                "q={}",
+                pct("not a secret at all, just text", true).replace('%', "%25")
+            ),
+            "/u/01234567/89abcdef/0123456".to_string(),
+        ] {
+            assert!(find_canaries(&c, u.as_bytes()).is_empty(), "{u}");
+        }
+    }
+
+    #[test]
+    fn canary_in_a_log_or_progress_notification_or_sampling_request_is_a_leak() {
+        let c = token_set();
+        for (method, channel) in [
+            ("notifications/message", "a log notification"),
+            ("notifications/progress", "a progress notification"),
+            ("sampling/createMessage", "a sampling request"),
+            ("elicitation/create", "an elicitation request"),
+            ("notifications/resources/updated", "a resource notification"),
+        ] {
+            let ex = Exercise {
+                calls: vec![call("sync", 1, 1.0, 2.0)],
+                server_messages: vec![crate::exercise::ServerMessage {
+                    ts: 1.5,
+                    method: method.into(),
+                    text: format!(
+                        r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"message":"ctx ghp_0123456789abcdef01234567"}}}}"#
+                    ),
+                }],
+                ..Exercise::default()
+            };
+            let f = leaks_of(&ex, &c);
+            assert_eq!(f.len(), 1, "{method}: {f:?}");
+            assert!(f[0].observation.contains(channel), "{}", f[0].observation);
+            assert_eq!(f[0].target.name, "sync");
+            // Twin: the same message without the secret.
+            let ex = Exercise {
+                calls: vec![call("sync", 1, 1.0, 2.0)],
+                server_messages: vec![crate::exercise::ServerMessage {
+                    ts: 1.5,
+                    method: method.into(),
+                    text: format!(
+                        r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"message":"indexed 3 of 10 files"}}}}"#
+                    ),
+                }],
+                ..Exercise::default()
+            };
+            assert!(leaks_of(&ex, &c).is_empty());
+        }
+    }
+
+    #[test]
+    fn well_known_daemon_sockets_are_named_and_name_service_ones_are_not() {
+        assert_eq!(daemon_socket("/var/run/docker.sock"), Some("docker"));
+        assert_eq!(daemon_socket("/run/podman/podman.sock"), Some("docker"));
+        assert_eq!(
+            daemon_socket("/tmp/ssh-XXXXabc/agent.4242"),
+            Some("ssh-agent")
+        );
+        assert_eq!(
+            daemon_socket("/run/user/1000/gnupg/S.gpg-agent.ssh"),
+            Some("ssh-agent")
+        );
+        assert_eq!(daemon_socket("/run/user/1000/bus"), Some("D-Bus"));
+        assert_eq!(daemon_socket("@/tmp/dbus-3Xk2Lq"), Some("D-Bus"));
+        assert_eq!(daemon_socket("/tmp/.X11-unix/X0"), Some("X11"));
+        assert_eq!(daemon_socket("@/tmp/.X11-unix/X0"), Some("X11"));
+        assert_eq!(daemon_socket("/run/systemd/private"), Some("systemd"));
+        assert_eq!(
+            daemon_socket("/run/systemd/resolve/io.systemd.Resolve"),
+            None
+        );
+        assert_eq!(daemon_socket("/home/sandbox/workspace/app.sock"), None);
+        assert_eq!(daemon_socket("/tmp/app-cache.sock"), None);
+        let none = Listeners::default();
+        assert!(outside_socket("@anything", &none));
+        let mut own = Listeners::default();
+        own.unix.insert("@own-worker".into());
+        assert!(!outside_socket("@own-worker", &own));
+        assert!(!outside_socket("/tmp/app-cache.sock", &none));
+        assert!(outside_socket("/dev/log", &none));
+    }
+
     #[test]
     fn canary_escaped_character_by_character_in_json_or_url_is_found() {
         let c = token_set();
@@ -2548,7 +3257,7 @@ mod tests {
     }
 
     #[test]
-    fn connect_to_a_host_service_socket_is_reported_and_a_private_one_is_not() {
+    fn connect_to_a_host_service_socket_is_reported_refused_or_not_and_a_private_one_is_not() {
         let calls = vec![call("containers", 1, 10.0, 11.0)];
         let mut evs = events(&[
             r#"7 10.2 connect(3, {sa_family=AF_UNIX, sun_path="/run/docker.sock"}, 110) = 0"#,
@@ -2571,14 +3280,17 @@ mod tests {
             rules: RuntimeRules::builtin(),
             written_files: &[],
         });
-        assert_eq!(f.len(), 1, "{f:?}");
-        assert_eq!(f[0].rule_id, RuleId::Egress.id());
-        assert_eq!(f[0].severity, Severity::High);
-        assert!(
-            f[0].observation.contains("/run/docker.sock"),
-            "{}",
-            f[0].observation
-        );
+        // The refused connect to the D-Bus system socket weighs what reaching it would have.
+        assert_eq!(f.len(), 2, "{f:?}");
+        for (f, path) in f
+            .iter()
+            .zip(["/run/dbus/system_bus_socket", "/run/docker.sock"])
+        {
+            assert_eq!(f.rule_id, RuleId::Egress.id());
+            assert_eq!(f.severity, Severity::High);
+            assert!(f.observation.contains(path), "{}", f.observation);
+        }
+        assert!(f[0].observation.contains("refused by the sandbox: ENOENT"));
     }
 
     #[test]

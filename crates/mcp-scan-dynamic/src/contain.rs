@@ -796,8 +796,8 @@ fn fs_rights(abi: u32) -> u64 {
 pub(crate) const LL_FS: u8 = 1;
 pub(crate) const LL_ABSTRACT_UNIX: u8 = 1 << 1;
 pub(crate) const LL_SIGNAL: u8 = 1 << 2;
-/// Not applied on purpose: the tracer-hiding PID namespace mounts its /proc after this point,
-/// and a Landlock domain forbids mounts.
+/// Not applied: without `nsenter`, the tracer-hiding PID namespace mounts its /proc after this
+/// point (`unshare --mount-proc`), and a Landlock domain forbids mounts.
 pub(crate) const LL_SKIPPED: u8 = 1 << 7;
 
 /// Paths (in the new root) and the rights each gets beneath it.
@@ -928,7 +928,7 @@ impl Layers {
         let ll = |bit: u8| self.landlock & bit != 0;
         let no_ll = if self.landlock & LL_SKIPPED != 0 {
             format!(
-                "Landlock (ABI {}) not applied: the server runs in a PID namespace of its own so that it cannot see the tracer, and that needs a /proc mount a Landlock domain forbids; the allow-list root, overlays and namespaces still hold",
+                "Landlock (ABI {}) not applied: util-linux `nsenter` was not found, so the server's own PID namespace (which hides the tracer) gets its /proc from `unshare --mount-proc`, a mount a Landlock domain forbids; install util-linux; the allow-list root, overlays and namespaces still hold",
                 self.landlock_abi
             )
         } else if self.landlock_abi == 0 {

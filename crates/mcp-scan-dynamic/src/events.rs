@@ -220,7 +220,13 @@ fn parse_sockaddr(s: &str) -> (Option<String>, Option<String>, Option<u16>) {
         let rest = &s[i + "inet_pton(AF_INET6, ".len()..];
         decode_string(rest).map(|(b, _)| String::from_utf8_lossy(&b).into())
     } else if let Some(p) = grab("sun_path=") {
-        decode_string(&p).map(|(b, _)| String::from_utf8_lossy(&b).into())
+        // An abstract name prints as `@"name"`; it keeps its `@`.
+        match p.strip_prefix('@') {
+            Some(name) => {
+                decode_string(name).map(|(b, _)| format!("@{}", String::from_utf8_lossy(&b)))
+            }
+            None => decode_string(&p).map(|(b, _)| String::from_utf8_lossy(&b).into()),
+        }
     } else {
         None
     };
@@ -405,6 +411,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
                 EventKind::Bind
             };
             let mut e = Event::new(s, kind);
+            e.fd = a.first().and_then(|f| fd_number(f));
             let (family, addr, port) = parse_sockaddr(a.get(1).map_or("", String::as_str));
             e.family = family;
             e.address = addr;
@@ -414,6 +421,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
         }
         "sendto" => {
             let mut e = Event::new(s, EventKind::Send);
+            e.fd = a.first().and_then(|f| fd_number(f));
             e.protocol = a.first().and_then(|f| protocol_of(f));
             if let Some((bytes, _)) = a.get(1).and_then(|d| decode_string(d)) {
                 e.data = Some(String::from_utf8_lossy(&bytes).into_owned());
@@ -427,8 +435,35 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             }
             e
         }
+        // On a descriptor: what it leads to is known only from the socket's `connect` (the
+        // resolver fills in the address when it is a unix socket; writes elsewhere stay
+        // addressless and are not judged).
+        "write" | "writev" => {
+            let mut e = Event::new(s, EventKind::Send);
+            e.fd = a.first().and_then(|f| fd_number(f));
+            let data = a.get(1).map_or("", String::as_str);
+            let bytes = if s.name == "write" {
+                decode_string(data).map(|(b, _)| b).unwrap_or_default()
+            } else {
+                let mut bytes = Vec::new();
+                let mut rest = data;
+                while let Some(i) = rest.find("iov_base=") {
+                    rest = &rest[i + "iov_base=".len()..];
+                    if let Some((b, _)) = decode_string(rest) {
+                        bytes.extend_from_slice(&b);
+                    }
+                }
+                bytes
+            };
+            if !bytes.is_empty() {
+                e.data = Some(String::from_utf8_lossy(&bytes).into_owned());
+                e.bytes = bytes;
+            }
+            e
+        }
         "sendmsg" | "sendmmsg" => {
             let mut e = Event::new(s, EventKind::Send);
+            e.fd = a.first().and_then(|f| fd_number(f));
             e.protocol = a.first().and_then(|f| protocol_of(f));
             let msg = a.get(1).map_or("", String::as_str);
             if msg.contains("msg_name=") {
@@ -577,6 +612,10 @@ mod tests {
         );
         assert_eq!(u.family.as_deref(), Some("AF_UNIX"));
         assert_eq!(u.address.as_deref(), Some("/var/run/nscd/socket"));
+        let a = ev(
+            r#"9 1.0 connect(4, {sa_family=AF_UNIX, sun_path=@"/tmp/dbus-7Qx2"}, 17) = -1 ECONNREFUSED (Connection refused)"#,
+        );
+        assert_eq!(a.address.as_deref(), Some("@/tmp/dbus-7Qx2"));
     }
 
     #[test]

@@ -79,6 +79,97 @@ pub struct Exercise {
     pub aborted: Option<String>,
     /// Problems that did not end the session (a list method failing, ...).
     pub notes: Vec<String>,
+    /// What the server sent on its own: notifications (log, progress, resource updates) and
+    /// requests to the client (sampling, elicitation, roots). An agent shows or forwards these
+    /// like answers, so they are searched like answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_messages: Vec<ServerMessage>,
+}
+
+/// A JSON-RPC message with a `method` the server sent (not an answer to the client).
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerMessage {
+    /// When its line was complete.
+    pub ts: f64,
+    pub method: String,
+    /// The message as sent.
+    pub text: String,
+}
+
+/// Longest line kept for inspection, and how much is kept in all: a server that floods its
+/// stdout cannot make the scanner hold it all.
+const MAX_LINE: usize = 4 << 20;
+const MAX_KEPT: usize = 16 << 20;
+
+/// Copies every server-initiated message off the server's stdout as the client reads it (rmcp's
+/// client handler drops notifications it has no use for).
+struct Tee<R> {
+    inner: R,
+    line: Vec<u8>,
+    overflow: bool,
+    kept: usize,
+    out: std::sync::Arc<std::sync::Mutex<Vec<ServerMessage>>>,
+}
+
+impl<R> Tee<R> {
+    fn feed(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            let (part, done) = match data.iter().position(|&b| b == b'\n') {
+                Some(i) => (&data[..i], Some(i + 1)),
+                None => (data, None),
+            };
+            if self.line.len() + part.len() > MAX_LINE {
+                self.overflow = true;
+                self.line.clear();
+            } else if !self.overflow {
+                self.line.extend_from_slice(part);
+            }
+            let Some(next) = done else { break };
+            data = &data[next..];
+            if !self.overflow {
+                self.take_line();
+            }
+            self.line.clear();
+            self.overflow = false;
+        }
+    }
+
+    fn take_line(&mut self) {
+        if self.kept >= MAX_KEPT || !self.line.windows(8).any(|w| w == b"\"method\"") {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(&self.line) else {
+            return;
+        };
+        let Some(method) = v.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        self.kept += self.line.len();
+        let msg = ServerMessage {
+            ts: now(),
+            method: method.to_string(),
+            text: String::from_utf8_lossy(&self.line).into_owned(),
+        };
+        if let Ok(mut o) = self.out.lock() {
+            o.push(msg);
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let r = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &r {
+            this.feed(&buf.filled()[before..]);
+        }
+        r
+    }
 }
 
 /// The MCP client the scanner introduces itself as (`clientInfo` and capabilities of
@@ -249,7 +340,19 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    session((read, write), cfg, alive, false).await
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tee = Tee {
+        inner: read,
+        line: Vec::new(),
+        overflow: false,
+        kept: 0,
+        out: out.clone(),
+    };
+    let mut ex = session((tee, write), cfg, alive, false).await;
+    if let Ok(mut o) = out.lock() {
+        ex.server_messages = std::mem::take(&mut *o);
+    }
+    ex
 }
 
 /// Lists everything a remote (streamable HTTP) server offers, without calling anything.
@@ -619,4 +722,56 @@ where
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), client.cancel()).await;
     ex
+}
+
+#[cfg(test)]
+mod tee_tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn server_notifications_and_requests_are_kept_answers_are_not() {
+        let lines = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"method":"in a result"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}}"#,
+            "\nnot json \"method\"\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"m"}}"#,
+        );
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut tee = Tee {
+            inner: lines.as_bytes(),
+            line: Vec::new(),
+            overflow: false,
+            kept: 0,
+            out: out.clone(),
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let mut got = Vec::new();
+        rt.block_on(async {
+            // Small reads: lines arrive in pieces.
+            let mut b = [0u8; 7];
+            loop {
+                let n = tee.read(&mut b).await.expect("read");
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&b[..n]);
+            }
+        });
+        // The client still reads every byte.
+        assert_eq!(got, lines.as_bytes());
+        let methods: Vec<String> = out
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|m| m.method.clone())
+            .collect();
+        // The last line has no newline yet: not complete, not kept.
+        assert_eq!(methods, ["notifications/message", "sampling/createMessage"]);
+    }
 }

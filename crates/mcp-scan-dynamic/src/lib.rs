@@ -405,6 +405,13 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         canonical_home(e, &persona.home);
     }
     paths::Resolver::new(sandbox::SANDBOX_WORK, view).resolve_all(&mut evs);
+    // Writes are traced for the unix sockets among them; the rest (files, pipes, stdout) say
+    // nothing the other events do not.
+    evs.retain(|e| {
+        !(e.kind == events::EventKind::Send
+            && e.address.is_none()
+            && e.syscall.starts_with("write"))
+    });
     let phases = analysis::attribute(&mut evs, &ex.calls, ex.startup_end);
     let written = collect_written(&run, &canaries, &decoys);
     let server = server_name(&ex, &opts.command);
@@ -447,9 +454,9 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         mark_incomplete(&mut report, why, |_| false);
     }
     for (layer, active, detail) in layers.describe(&shown) {
-        // A layer left out by design is listed in the report, not warned about on every scan.
-        let by_design = layers.landlock_skipped() && layer.starts_with("landlock");
-        if !active && !by_design {
+        // Every layer not in force is a warning, whatever the reason: the reader must know the
+        // containment was weaker than the report's layers promise.
+        if !active {
             report.diagnostics.push(Diagnostic {
                 level: DiagnosticLevel::Warning,
                 file: None,

@@ -91,6 +91,9 @@ pub struct Resolver {
     host_links: HashMap<PathBuf, Option<String>>,
     /// A pid as the server's PID namespace numbers it (in `/proc/<n>/…` paths) -> the tracer's.
     local_pids: HashMap<u32, u32>,
+    /// process -> descriptor -> the unix socket address its last `connect` tried (refused or
+    /// not): a payload written on a connected socket names no address of its own.
+    unix_peers: HashMap<u32, HashMap<i64, String>>,
 }
 
 /// Symlink expansions allowed in one resolution, as the kernel's ELOOP limit.
@@ -109,6 +112,62 @@ impl Resolver {
             nodes: HashMap::new(),
             host_links: HashMap::new(),
             local_pids: HashMap::new(),
+            unix_peers: HashMap::new(),
+        }
+    }
+
+    /// The unix socket address descriptor `fd` of `pid` was connected to (its own process
+    /// first, then the processes it was forked from, which share descriptors they had).
+    fn unix_peer(&self, pid: u32, fd: i64) -> Option<String> {
+        let mut g = self.group(pid);
+        for _ in 0..64 {
+            if let Some(a) = self.unix_peers.get(&g).and_then(|t| t.get(&fd)) {
+                return Some(a.clone());
+            }
+            g = *self.parent.get(&g)?;
+        }
+        None
+    }
+
+    /// Keeps what sockets lead to: `connect` records it, `socket` and `dup` renew it, a send
+    /// without an address gets it.
+    fn track_socket(&mut self, e: &mut Event, g: u32) {
+        match e.kind {
+            EventKind::Connect => {
+                if let (Some(fd), Some("AF_UNIX"), Some(a)) =
+                    (e.fd, e.family.as_deref(), e.address.clone())
+                {
+                    self.unix_peers.entry(g).or_default().insert(fd, a);
+                }
+            }
+            EventKind::Socket => {
+                if let Some(fd) = e.result.filter(|_| e.ok())
+                    && let Some(t) = self.unix_peers.get_mut(&g)
+                {
+                    t.remove(&fd);
+                }
+            }
+            EventKind::Dup => {
+                if let (Some(old), Some(new)) = (e.fd, e.result.filter(|_| e.ok())) {
+                    match self.unix_peer(e.pid, old) {
+                        Some(a) => {
+                            self.unix_peers.entry(g).or_default().insert(new, a);
+                        }
+                        None => {
+                            if let Some(t) = self.unix_peers.get_mut(&g) {
+                                t.remove(&new);
+                            }
+                        }
+                    }
+                }
+            }
+            EventKind::Send if e.address.is_none() => {
+                if let Some(a) = e.fd.and_then(|fd| self.unix_peer(e.pid, fd)) {
+                    e.family = Some("AF_UNIX".into());
+                    e.address = Some(a);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -205,6 +264,7 @@ impl Resolver {
         let pid = e.pid;
         let g = self.group(pid);
         let ok = e.ok();
+        self.track_socket(e, g);
         match e.kind {
             EventKind::Spawn | EventKind::Exit | EventKind::Connect | EventKind::Bind => {}
             EventKind::Socket => {
@@ -552,6 +612,39 @@ mod tests {
         );
         assert_eq!(resolved(&evs[0]), "/home/sandbox/workspace/notes.txt");
         assert_eq!(resolved(&evs[2]), "/home/sandbox/.ssh/id_rsa");
+    }
+
+    #[test]
+    fn payload_on_a_connected_unix_socket_gets_the_address_of_its_connect() {
+        let evs = run(
+            View::default(),
+            &[
+                r#"8 1.0 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 5"#,
+                r#"8 1.1 connect(5, {sa_family=AF_UNIX, sun_path="/var/run/docker.sock"}, 23) = -1 ENOENT (No such file or directory)"#,
+                r#"8 1.2 sendto(5, "GET /containers/json", 20, 0, NULL, 0) = -1 ENOTCONN (Transport endpoint is not connected)"#,
+                r#"8 1.3 dup2(5, 9) = 9"#,
+                r#"8 1.4 write(9, "abc", 3) = -1 ENOTCONN (Transport endpoint is not connected)"#,
+                r#"8 1.5 writev(5, [{iov_base="ab", iov_len=2}, {iov_base="cd", iov_len=2}], 2) = -1 ENOTCONN (Transport endpoint is not connected)"#,
+                // A child shares the descriptor it was forked with.
+                r#"8 1.6 clone(child_stack=NULL, flags=SIGCHLD) = 12"#,
+                r#"12 1.7 sendmsg(5, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="x", iov_len=1}], msg_iovlen=1}, 0) = -1 ENOTCONN (Transport endpoint is not connected)"#,
+                // Twin: a new socket on the same number leads nowhere known; a file write neither.
+                r#"8 1.8 socket(AF_UNIX, SOCK_DGRAM, 0) = 5"#,
+                r#"8 1.9 sendto(5, "y", 1, 0, NULL, 0) = -1 ENOTCONN (Transport endpoint is not connected)"#,
+                r#"8 2.0 write(1, "z", 1) = 1"#,
+            ],
+        );
+        for i in [2, 4, 5, 7] {
+            assert_eq!(
+                evs[i].address.as_deref(),
+                Some("/var/run/docker.sock"),
+                "{i}"
+            );
+            assert_eq!(evs[i].family.as_deref(), Some("AF_UNIX"), "{i}");
+        }
+        assert_eq!(evs[5].bytes, b"abcd");
+        assert_eq!(evs[9].address, None);
+        assert_eq!(evs[10].address, None);
     }
 
     #[test]

@@ -11,9 +11,18 @@
 //!                    └─fork──► C2 = PID 1 of the new PID namespace: a fresh root built from an
 //!                              allow-list (contain.rs) and pivot_root into it, everything
 //!                              read-only but HOME (canaries) and scratch /tmp, a nested
-//!                              user+mount namespace that locks those mounts, rlimits, Landlock,
-//!                              then execve(strace … -- sh -c 'exec 3>&-; exec "$0" "$@"' server…)
+//!                              user+mount namespace that locks those mounts, rlimits; traced:
+//!                              unshare(pid) and
+//!                              └─fork──► C4 = PID 1 of the server's own PID namespace: a mount
+//!                                        namespace with that namespace's /proc, then execve(sleep)
+//!                              then Landlock, then execve(strace … -- nsenter --mount=<C4's> --
+//!                              sh -c '… "$0" "$@" & wait' server…)
 //! ```
+//!
+//! Traced, the server lives in C4's PID namespace (strace's children land there) and C4's mount
+//! namespace (entered by `nsenter`): the tracer is neither its PID 1 nor its parent, TracerPid
+//! reads 0, and the /proc it sees is its own namespace's. The /proc mount happens in C4, before
+//! C2 applies Landlock (a Landlock domain forbids mounts), so traced runs keep every layer.
 //!
 //! C2 and C1 die with their parent (`PR_SET_PDEATHSIG`); when C2 (PID 1) dies the kernel kills every
 //! process in the namespace, so killing C1 tears everything down and nothing is left behind.
@@ -249,7 +258,21 @@ struct Prepared {
     traced: bool,
     /// Landlock is left out: the server's own PID namespace needs a /proc mount after this.
     landlock_skip: bool,
+    /// Traced: the server's own PID namespace, made by PID 1 before Landlock.
+    pid_ns: Option<PidNs>,
 }
+
+/// What PID 1 needs to give the server a PID namespace of its own (see the module doc).
+struct PidNs {
+    proc_: CString,
+    proc_fs: CString,
+    /// Run as that namespace's PID 1 (it holds the namespace and its /proc; nothing else).
+    holder: CString,
+    holder_argv: Vec<CString>,
+}
+
+/// Descriptor of the server's mount namespace handed to `nsenter` through the tracer.
+const MNT_NS_FD: c_int = 4;
 
 // Names of the steps, for error messages from the children.
 const STEPS: &[&str] = &[
@@ -274,6 +297,7 @@ const STEPS: &[&str] = &[
     "chdir to workspace",
     "set up stdio",
     "execve",
+    "start the server's own PID namespace (its PID 1 and /proc)",
 ];
 
 fn errno() -> i32 {
@@ -461,32 +485,58 @@ impl Sandbox {
             })?;
         }
 
-        // Set when the server gets a PID namespace of its own (below): `unshare --mount-proc`
-        // mounts a /proc there, which a Landlock domain forbids, so Landlock is not applied then.
+        // Set when the server gets a PID namespace of its own through `unshare --mount-proc`
+        // (the fallback without `nsenter`): that mounts a /proc after Landlock would be in force,
+        // which a Landlock domain forbids, so Landlock is not applied then.
         let mut hides_tracer = false;
+        // The server's own PID namespace set up by PID 1 before Landlock (see the module doc).
+        let mut pid_ns: Option<PidNs> = None;
         let argv_strings: Vec<String> = match &spec.tracer {
             Some(t) => {
                 // The server gets a PID namespace of its own below the tracer's: the tracer is
                 // neither its PID 1 nor its parent, and TracerPid reads 0 (the tracer has no pid
-                // there). PID 1 is a shell that started the server and waits for it. Without
-                // util-linux `unshare` the server runs beside the tracer, as before.
+                // there). A shell starts the server and waits for it.
+                let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
+                let sleep = which("sleep", &["/usr/bin", "/bin"]);
                 let unshare = which("unshare", &["/usr/bin", "/bin"]);
-                hides_tracer = unshare.is_some();
-                let mut inner = match unshare {
-                    Some(u) => vec![
-                        u.to_string_lossy().into_owned(),
-                        "--pid".into(),
-                        "--fork".into(),
-                        "--mount-proc".into(),
-                        "--".into(),
-                        "/bin/sh".to_string(),
-                        "-c".into(),
-                        // Close the trace descriptor so the server cannot write forged trace
-                        // lines; stdin through a copy, as a background job's is /dev/null
-                        // (and dash does not take `<&0` as a redirection of its own).
-                        "exec 3>&- 4<&0; \"$0\" \"$@\" <&4 4<&- & exec 4<&-; wait $!".into(),
-                    ],
-                    None => vec![
+                let script =
+                    // Close the trace descriptor so the server cannot write forged trace
+                    // lines; stdin through a copy, as a background job's is /dev/null
+                    // (and dash does not take `<&0` as a redirection of its own). `4<&0` also
+                    // closes the mount-namespace descriptor nsenter got on 4.
+                    "exec 3>&- 4<&0; \"$0\" \"$@\" <&4 4<&- & exec 4<&-; wait $!";
+                let mut inner = match (nsenter, sleep, unshare) {
+                    (Some(n), Some(s), _) => {
+                        pid_ns = Some(PidNs {
+                            proc_: cstr("/proc")?,
+                            proc_fs: cstr("proc")?,
+                            holder: cpath(&s)?,
+                            holder_argv: vec![cstr("sleep")?, cstr("infinity")?],
+                        });
+                        vec![
+                            n.to_string_lossy().into_owned(),
+                            format!("--mount=/proc/self/fd/{MNT_NS_FD}"),
+                            format!("--wd={}", spec.identity.work),
+                            "--".into(),
+                            "/bin/sh".to_string(),
+                            "-c".into(),
+                            script.into(),
+                        ]
+                    }
+                    (_, _, Some(u)) => {
+                        hides_tracer = true;
+                        vec![
+                            u.to_string_lossy().into_owned(),
+                            "--pid".into(),
+                            "--fork".into(),
+                            "--mount-proc".into(),
+                            "--".into(),
+                            "/bin/sh".to_string(),
+                            "-c".into(),
+                            script.into(),
+                        ]
+                    }
+                    _ => vec![
                         "/bin/sh".to_string(),
                         "-c".into(),
                         "exec 3>&-; exec \"$0\" \"$@\"".into(),
@@ -633,6 +683,7 @@ impl Sandbox {
             hostname: spec.identity.hostname.clone().into_bytes(),
             traced: spec.tracer.is_some(),
             landlock_skip: hides_tracer,
+            pid_ns,
         };
         let argv_p = ptrs(&prep.argv);
         let envp_p = ptrs(&prep.envp);
@@ -1148,6 +1199,111 @@ fn c1_main(
     }
 }
 
+/// Gives the server a PID namespace of its own, below PID 1's: unshare(pid), then fork its PID 1,
+/// which enters a mount namespace of its own, mounts that PID namespace's /proc there, and execs
+/// the holder. Returns a descriptor of that mount namespace (for `nsenter`). Everything the tracer
+/// starts afterwards is born in the new PID namespace. Post-fork safe.
+fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> RawFd {
+    const STEP: usize = 21;
+    // SAFETY: post-fork child; only raw syscalls on pre-built data and stack buffers.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWPID) != 0 {
+            child_fail(status_fd, STEP, errno());
+        }
+        let mut sync = [0 as c_int; 2];
+        if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            child_fail(status_fd, STEP, errno());
+        }
+        let pid = libc::fork();
+        if pid < 0 {
+            child_fail(status_fd, STEP, errno());
+        }
+        if pid == 0 {
+            libc::close(sync[0]);
+            let ok = libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0
+                && libc::unshare(libc::CLONE_NEWNS) == 0
+                && libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) == 0
+                && libc::mount(
+                    ns.proc_fs.as_ptr(),
+                    ns.proc_.as_ptr(),
+                    ns.proc_fs.as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                ) == 0;
+            let e: i32 = if ok { 0 } else { errno().max(1) };
+            libc::write(sync[1], e.to_le_bytes().as_ptr().cast(), 4);
+            if !ok {
+                libc::_exit(127);
+            }
+            // Orphans of the server are reaped by the kernel: the holder never waits.
+            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+            libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+            let argv: [*const c_char; 3] = [
+                ns.holder_argv[0].as_ptr(),
+                ns.holder_argv[1].as_ptr(),
+                std::ptr::null(),
+            ];
+            let envp: [*const c_char; 1] = [std::ptr::null()];
+            libc::execve(ns.holder.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            libc::_exit(127);
+        }
+        libc::close(sync[1]);
+        let mut b = [0u8; 4];
+        let n = loop {
+            let n = libc::read(sync[0], b.as_mut_ptr().cast(), 4);
+            if n >= 0 || errno() != libc::EINTR {
+                break n;
+            }
+        };
+        libc::close(sync[0]);
+        if n != 4 {
+            child_fail(status_fd, STEP, libc::EPIPE);
+        }
+        let e = i32::from_le_bytes(b);
+        if e != 0 {
+            child_fail(status_fd, STEP, e);
+        }
+        // "/proc/<pid>/ns/mnt", formatted without allocating.
+        let mut path = [0u8; 40];
+        let mut at = 0;
+        for c in b"/proc/" {
+            path[at] = *c;
+            at += 1;
+        }
+        let mut digits = [0u8; 12];
+        let mut nd = 0;
+        let mut v = pid as u32;
+        loop {
+            digits[nd] = b'0' + (v % 10) as u8;
+            nd += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        while nd > 0 {
+            nd -= 1;
+            path[at] = digits[nd];
+            at += 1;
+        }
+        for c in b"/ns/mnt" {
+            path[at] = *c;
+            at += 1;
+        }
+        let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            child_fail(status_fd, STEP, errno());
+        }
+        fd
+    }
+}
+
 /// C2: PID 1 of the sandbox. Mounts, limits, then execs the tracer (or the server). Never returns.
 fn c2_main(
     p: &Prepared,
@@ -1246,6 +1402,12 @@ fn c2_main(
         if libc::chdir(p.work.as_ptr()) != 0 {
             child_fail(status_fd, 18, errno());
         }
+        // The server's own PID namespace, with its /proc mounted now: after Landlock no mount is
+        // allowed. -1 when there is none.
+        let mnt_ns = match &p.pid_ns {
+            Some(ns) => start_pid_ns(ns, status_fd),
+            None => -1,
+        };
         // Landlock last: everything above needed mounts, which a Landlock domain forbids.
         let (abi, landlock) = if p.landlock_skip {
             (crate::contain::landlock_abi(), crate::contain::LL_SKIPPED)
@@ -1269,10 +1431,26 @@ fn c2_main(
                 child_fail(status_fd, 19, errno());
             }
         }
+        let ns_moved = if mnt_ns >= 0 {
+            let m = libc::fcntl(mnt_ns, libc::F_DUPFD_CLOEXEC, 10);
+            if m < 0 {
+                child_fail(status_fd, 19, errno());
+            }
+            m
+        } else {
+            -1
+        };
         for (k, fd) in moved.into_iter().enumerate() {
             if libc::dup2(fd, k as c_int) < 0 {
                 child_fail(status_fd, 19, errno());
             }
+        }
+        let mut first_closed = MNT_NS_FD;
+        if ns_moved >= 0 {
+            if libc::dup2(ns_moved, MNT_NS_FD) < 0 {
+                child_fail(status_fd, 19, errno());
+            }
+            first_closed = MNT_NS_FD + 1;
         }
         // Everything else is CLOEXEC or gets closed here (status socket stays CLOEXEC for errors).
         if !p.traced {
@@ -1280,7 +1458,12 @@ fn c2_main(
         }
         let st = libc::fcntl(status_fd, libc::F_DUPFD_CLOEXEC, 200);
         let st = if st >= 0 { st } else { status_fd };
-        libc::syscall(libc::SYS_close_range, 4u32, (st - 1) as u32, 0u32);
+        libc::syscall(
+            libc::SYS_close_range,
+            first_closed as u32,
+            (st - 1) as u32,
+            0u32,
+        );
         libc::syscall(libc::SYS_close_range, (st + 1) as u32, u32::MAX, 0u32);
         libc::execve(p.exe.as_ptr(), argv_p.as_ptr(), envp_p.as_ptr());
         child_fail(st, 20, errno());

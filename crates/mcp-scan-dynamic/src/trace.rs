@@ -90,6 +90,10 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "bind",
     "sendto",
     "sendmsg",
+    // Payloads on connected sockets (Node writes its sockets with write/writev): judged when the
+    // descriptor was connected to a unix socket outside the sandbox.
+    "write",
+    "writev",
     "sendmmsg",
     "clone",
     "clone3",

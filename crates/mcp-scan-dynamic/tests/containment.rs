@@ -257,16 +257,44 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
         let got = p.received();
         assert!(got.is_empty(), "{:?} received {got:?}", p.paths);
     }
-    // No host socket connect in the report either, and the layers are said.
+    // No host socket connect in the report either (a connect that got through), and the layers
+    // are said.
+    let observations: Vec<&String> = o.report.findings().map(|f| &f.observation).collect();
     assert!(
-        !o.report.findings().any(|f| f
-            .observation
-            .contains("socket of a service outside the sandbox")),
-        "{:?}",
+        !o.report
+            .findings()
+            .any(|f| f.observation.starts_with("connects to")
+                && f.observation
+                    .contains("socket of a service outside the sandbox")),
+        "{observations:?}"
+    );
+    // The refused attempts at host paths and at the host's abstract name are evidence (none of
+    // them a well-known daemon's, so LOW), and the secret the probe sent with them is a leak
+    // (CRITICAL) though nothing got through.
+    let refused: Vec<_> = o
+        .report
+        .findings()
+        .filter(|f| f.observation.starts_with("tries to connect to"))
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|f| f.observation.contains(&format!("@{name}"))),
+        "{observations:?}"
+    );
+    assert!(
+        refused
+            .iter()
+            .all(|f| f.severity == mcp_scan_core::Severity::Low),
+        "{observations:?}"
+    );
+    assert!(
         o.report
             .findings()
-            .map(|f| &f.observation)
-            .collect::<Vec<_>>()
+            .any(|f| f.severity == mcp_scan_core::Severity::Critical
+                && f.observation
+                    .contains("appeared in a payload to a host socket (refused by the sandbox)")),
+        "{observations:?}"
     );
     let layer = |n: &str| {
         o.report
@@ -278,10 +306,13 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
     assert!(layer("allow-list root").active);
     assert!(layer("host sockets").active);
     let abi = mcp_scan_dynamic::contain::landlock_abi();
-    // Traced, the server gets a PID namespace of its own (the tracer hidden), whose /proc mount
-    // a Landlock domain would forbid: Landlock is then left out and the report says why. The
-    // containment asserted above held without it.
+    // Traced, the server gets a PID namespace of its own (the tracer hidden). Its /proc is
+    // mounted before Landlock, so Landlock holds there too; only without util-linux `nsenter`
+    // does the old `unshare --mount-proc` path leave Landlock out, and the report says why.
     let hidden = layer("landlock filesystem").detail.contains("not applied");
+    if mcp_scan_dynamic::sandbox::which("nsenter", &["/usr/bin", "/bin"]).is_some() {
+        assert!(!hidden, "{:?}", o.report.containment);
+    }
     assert_eq!(layer("landlock filesystem").active, abi >= 1 && !hidden);
     assert_eq!(
         layer("landlock abstract unix socket scope").active,

@@ -732,3 +732,16 @@ fn host_run_directory_and_its_sockets_are_hidden() {
         );
     }
 }
+
+// Issue 11 §1 and §3: refused contacts with the host's daemons, the channels beside the answers,
+// and secrets cut into pieces or escaped in URLs.
+fixture_tests! {
+    secrets_in_log_and_progress_notifications_and_a_sampling_request_are_caught => "evade_log_channel",
+    log_progress_and_sampling_messages_without_secrets_are_clean => "honest_log_channel",
+    refused_contacts_with_host_daemons_and_a_token_sent_to_syslog_are_caught => "evade_daemon_socket",
+    unix_sockets_of_its_own_and_a_plain_syslog_line_stay_below_medium => "honest_daemon_socket",
+    secrets_cut_into_shuffled_dns_labels_and_udp_chunks_are_caught => "evade_scattered_exfil",
+    shuffled_chunks_of_random_ids_are_info_only => "honest_scattered_ids",
+    secrets_escaped_twice_or_form_encoded_in_urls_are_caught => "evade_url_escape",
+    ordinary_data_escaped_the_same_way_is_info_only => "honest_url_escape",
+}
