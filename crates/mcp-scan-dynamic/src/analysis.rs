@@ -4,7 +4,7 @@
 use crate::canary::CanarySet;
 use crate::events::{Event, EventKind};
 use crate::exercise::{CallRecord, Exercise, Target};
-use crate::rules::{ProbeKind, RuleId, RuntimeRules, path_matches};
+use crate::rules::{PersistGroup, PersistKind, ProbeKind, RuleId, RuntimeRules, path_matches};
 use crate::sandbox::{SANDBOX_HOME, SANDBOX_WORK, SINK_ADDR_STR, SINK6_ADDR_STR};
 use crate::sinks::Capture;
 use mcp_scan_core::{
@@ -836,6 +836,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             )
                         }
                     });
+                    if persistence_command(inp, &mut acc, &target, e, note) {
+                        note_cat(p, "persistence");
+                    }
                     // A program run from memory, or from a file the server wrote itself, is
                     // never left on disk for the dropped-executable check to find.
                     let ran = e.effective_path().unwrap_or_default();
@@ -865,13 +868,24 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             }
                         });
                     }
+                } else if persistence_command(inp, &mut acc, &target, e, note) {
+                    // The sandbox may have no `crontab`: the attempt is the evidence.
+                    security_relevant = true;
+                    note_cat(p, "persistence");
                 } else {
                     continue;
                 }
             }
             EventKind::Exec => {
-                // A failed exec attempt of a probe marker (a shell looking it up on PATH) counts too.
-                continue;
+                // A failed exec attempt of a probe marker (a shell looking it up on PATH) counts
+                // too, later; so does an attempt at a program that installs a job (the sandbox
+                // may have no `crontab`: the attempt is the evidence).
+                if persistence_command(inp, &mut acc, &target, e, note) {
+                    security_relevant = true;
+                    note_cat(p, "persistence");
+                } else {
+                    continue;
+                }
             }
             EventKind::Chmod if e.ok() => {
                 let mode = e
@@ -913,36 +927,90 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 note_cat(p, "dropped-executable");
                 dropped(&mut acc, inp, &target, &path, note, syscall_ev(e));
             }
-            EventKind::FileOpen | EventKind::Rename | EventKind::Symlink | EventKind::Unlink
-                if e.write && e.ok() =>
+            EventKind::FileOpen
+            | EventKind::Rename
+            | EventKind::Symlink
+            | EventKind::Unlink
+            | EventKind::Link
+                if e.write && (e.ok() || e.kind != EventKind::Unlink) =>
             {
+                // Where the write lands: a rename's destination, a link's new name (an
+                // O_TMPFILE file linked into place), else the path as the kernel resolved it.
                 let path = match e.kind {
                     EventKind::Rename => e.target.clone(),
                     _ => e.effective_path().map(str::to_string),
                 }
                 .unwrap_or_default();
-                if inp
-                    .rules
-                    .persistence_paths
-                    .iter()
-                    .any(|pp| path_matches(pp, &path))
-                {
+                if let Some(g) = persistence_hit(inp, &path) {
                     security_relevant = true;
                     note_cat(p, "persistence");
-                    let key = format!("persist:{path}");
-                    acc.observe(&target, &key, syscall_ev(e), || {
-                        finding(
-                            inp,
+                    let shown = path.replacen(SANDBOX_HOME, "~", 1);
+                    let verb = match (e.ok(), e.kind) {
+                        (false, _) => "tries to write",
+                        (true, EventKind::Rename) => "renames a file onto",
+                        (true, EventKind::Link | EventKind::Symlink) => "links a file onto",
+                        (true, EventKind::Unlink) => "removes",
+                        (true, _) => "writes",
+                    };
+                    let err = e
+                        .error
+                        .as_deref()
+                        .map(|x| format!(" ({x})"))
+                        .unwrap_or_default();
+                    let (rule, key, title) = match g.kind {
+                        PersistKind::ClientConfig => {
+                            (RuleId::ClientConfig, format!("client-config:{path}"), None)
+                        }
+                        PersistKind::Startup => (
                             RuleId::Dropped,
+                            format!("persist:{path}"),
+                            Some(if e.ok() {
+                                "writes a persistence file"
+                            } else {
+                                "tries to write a persistence file"
+                            }),
+                        ),
+                    };
+                    let what = g.what.clone();
+                    acc.observe(&target, &key, syscall_ev(e), || {
+                        let f = finding(
+                            inp,
+                            rule,
                             &target,
-                            format!("writes {}{note}", path.replacen(SANDBOX_HOME, "~", 1)),
+                            format!("{verb} {shown}, {what}{err}{note}, undeclared"),
                             &key,
-                        )
-                        .title("writes a persistence file")
+                        );
+                        match title {
+                            Some(t) => f.title(t),
+                            None => f,
+                        }
                     });
+                } else if !e.ok() {
+                    continue;
                 } else if outside_workspace(&path) && p.call().is_some() {
                     security_relevant = true;
                     note_cat(p, "write-outside");
+                    if let Some(dir) = own_state_dir(inp, &path) {
+                        // A server's state under its own name in XDG folders is where it is
+                        // supposed to keep it.
+                        let key = format!("own-state:{dir}");
+                        acc.observe(&target, &key, syscall_ev(e), || {
+                            finding(
+                                inp,
+                                RuleId::WriteOutside,
+                                &target,
+                                format!(
+                                    "modifies {}{note}, in its own folder {} (named after the server)",
+                                    path.replacen(SANDBOX_HOME, "~", 1),
+                                    dir.replacen(SANDBOX_HOME, "~", 1)
+                                ),
+                                &key,
+                            )
+                            .severity(Severity::Info)
+                            .title("keeps state in its own folder")
+                        });
+                        continue;
+                    }
                     let key = "write-outside";
                     acc.observe(&target, key, syscall_ev(e), || {
                         finding(
@@ -1966,6 +2034,123 @@ fn declared_by_name(f: &mut Finding) {
         f.observation
             .push_str(" (declared: the tool or server names the service)");
     }
+}
+
+/// The persistence group a write to `path` lands in, if any. A group with `when_contains` counts
+/// only when the file left behind holds one of its words; a file gone after the run can run
+/// nothing later, and one outside the collected areas (or a refused write there) is unknown and
+/// counts.
+fn persistence_hit<'a>(inp: &Inputs<'a>, path: &str) -> Option<&'a PersistGroup> {
+    if path.is_empty() {
+        return None;
+    }
+    inp.rules.persistence.iter().find(|g| {
+        if !g.matches(path) {
+            return false;
+        }
+        if g.when_contains.is_empty() {
+            return true;
+        }
+        let collected = path.starts_with(&format!("{SANDBOX_HOME}/")) || path.starts_with("/tmp/");
+        match inp.written_files.iter().find(|(p, _, _)| p == path) {
+            Some((_, bytes, _)) => {
+                let text = String::from_utf8_lossy(bytes).to_lowercase();
+                g.when_contains.iter().any(|w| text.contains(w.as_str()))
+            }
+            None => !collected,
+        }
+    })
+}
+
+/// An exec (or attempt) of a program that installs a job that runs later (`crontab FILE`):
+/// reported as persistence. Returns whether it was one.
+fn persistence_command(
+    inp: &Inputs,
+    acc: &mut Acc,
+    target: &ToolRef,
+    e: &Event,
+    note: &str,
+) -> bool {
+    let argv = e.argv.clone().unwrap_or_default();
+    let prog = e
+        .path
+        .as_deref()
+        .and_then(|x| x.rsplit('/').next())
+        .unwrap_or("");
+    let Some(c) = inp.rules.persistence_commands.iter().find(|c| {
+        c.program == prog
+            && !argv.iter().skip(1).any(|a| c.unless_args.contains(a))
+            && (c.when_args.is_empty() || argv.iter().skip(1).any(|a| c.when_args.contains(a)))
+    }) else {
+        return false;
+    };
+    let key = format!("persist-cmd:{prog}");
+    let run = excerpt(&argv.join(" "), 200);
+    let tried = if e.ok() {
+        String::new()
+    } else {
+        format!(
+            " (tried: {})",
+            e.error.as_deref().unwrap_or("the program is missing")
+        )
+    };
+    let what = c.what.clone();
+    acc.observe(target, &key, syscall_ev(e), || {
+        finding(
+            inp,
+            RuleId::Dropped,
+            target,
+            format!("{what}: runs `{run}`{tried}{note}, undeclared"),
+            &key,
+        )
+        .title("installs a job that runs later")
+    });
+    true
+}
+
+/// A letters-and-digits form of a name, without `mcp`/`server` affixes (`notes-mcp-server` and
+/// `Notes` are both `notes`).
+fn bare_name(name: &str) -> String {
+    let mut n: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    loop {
+        let before = n.len();
+        for affix in ["mcp", "server"] {
+            if n.len() > affix.len() {
+                if let Some(r) = n.strip_prefix(affix) {
+                    n = r.to_string();
+                } else if let Some(r) = n.strip_suffix(affix) {
+                    n = r.to_string();
+                }
+            }
+        }
+        if n.len() == before {
+            return n;
+        }
+    }
+}
+
+/// The server's own XDG folder (`~/.config/<name>`, `~/.local/share/<name>`,
+/// `~/.local/state/<name>`) `path` lies in, when the folder is named after the server.
+fn own_state_dir(inp: &Inputs, path: &str) -> Option<String> {
+    let server = bare_name(inp.server);
+    if server.len() < 3 {
+        return None;
+    }
+    for base in [".config", ".local/share", ".local/state"] {
+        let root = format!("{SANDBOX_HOME}/{base}/");
+        if let Some(rest) = path.strip_prefix(&root)
+            && let Some((dir, file)) = rest.split_once('/')
+            && !file.is_empty()
+            && bare_name(dir) == server
+        {
+            return Some(format!("{root}{dir}"));
+        }
+    }
+    None
 }
 
 fn outside_workspace(path: &str) -> bool {

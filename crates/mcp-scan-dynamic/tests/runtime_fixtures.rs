@@ -308,6 +308,10 @@ fixture_tests! {
     time_bomb_after_seconds_is_caught_by_soak => "evade_time_bomb",
     tip_of_the_day_under_soak_is_clean => "honest_time_bomb",
     tool_answers_instructing_the_model_are_indirect_prompt_injection => "injected_response",
+    writes_to_other_mcp_clients_configuration_are_client_hijack => "evade_client_hijack",
+    own_xdg_state_and_client_named_workspace_files_are_clean => "honest_client_lookalike",
+    start_up_locations_written_by_any_route_are_persistence => "evade_persist_startup",
+    the_same_mechanisms_at_harmless_places_stay_below_high => "honest_persist_lookalike",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
 
