@@ -157,14 +157,7 @@ fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
     }
     // The name alone declares nothing: `fetch_notes` described as reading local notes does not
     // say it talks to the network. The description, title or annotations must.
-    let text = entity_text(inp, target, &["title", "description"]);
-    let annotated = tool_decl(inp.exercise, &target.name)
-        .filter(|_| target.kind == EntityKind::Tool)
-        .and_then(|t| t.pointer("/annotations/title"))
-        .and_then(Value::as_str)
-        .map(|v| v.replace(['_', '-'], " ").to_lowercase())
-        .unwrap_or_default();
-    has_word(&text, &inp.rules.network_words) || has_word(&annotated, &inp.rules.network_words)
+    has_word(&network_text(inp, target), &inp.rules.network_words)
 }
 
 fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
@@ -1359,6 +1352,11 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         if key == "egress" {
             if named.get(target) == Some(&true) && f.severity > Severity::Info {
                 declared_by_name(f);
+            } else if named.get(target) == Some(&false) && f.severity == Severity::Info {
+                let services = described_services(inp, target);
+                if !services.is_empty() {
+                    undeclared_destination(f, &services);
+                }
             }
             summarize_egress(f);
         }
@@ -2015,14 +2013,65 @@ fn service_label(host: &str) -> Option<String> {
     (l.len() >= 3).then(|| l.to_string())
 }
 
-/// Whether the tool's declared text or the server's name names the service `host` belongs to.
+/// Whether the tool's description, title or annotations name the service `host` belongs to. The
+/// tool's name and the server's name (or serverInfo) declare nothing: an agent reads what a tool
+/// says it does.
 fn names_service(inp: &Inputs, target: &ToolRef, host: &str) -> bool {
     let Some(label) = service_label(host) else {
         return false;
     };
-    let words = [label];
-    has_word(&declared_text(inp, target), &words)
-        || has_word(&inp.server.replace(['_', '-'], " ").to_lowercase(), &words)
+    has_word(&network_text(inp, target), &[label])
+}
+
+/// The tool's description, title and annotation title, lowercased: where it can declare network
+/// use and name what it talks to.
+fn network_text(inp: &Inputs, target: &ToolRef) -> String {
+    let mut text = entity_text(inp, target, &["title", "description"]);
+    if target.kind == EntityKind::Tool
+        && let Some(t) = tool_decl(inp.exercise, &target.name)
+            .and_then(|t| t.pointer("/annotations/title"))
+            .and_then(Value::as_str)
+    {
+        text.push(' ');
+        text.push_str(&t.replace(['_', '-'], " ").to_lowercase());
+    }
+    text
+}
+
+/// The services of the host names a tool's description names (`api.weather.gov` → `weather`).
+fn described_services(inp: &Inputs, target: &ToolRef) -> Vec<String> {
+    let text = network_text(inp, target);
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == ' ')) {
+        for tok in word.split(' ') {
+            let tok = tok.trim_matches('.');
+            let Some((_, tld)) = tok.rsplit_once('.') else {
+                continue;
+            };
+            if !inp.rules.host_suffixes.iter().any(|s| s == tld) {
+                continue;
+            }
+            if let Some(l) = service_label(tok)
+                && !out.contains(&l)
+            {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// A declared egress finding of a tool whose description names the hosts it talks to, that also
+/// went somewhere else: what was contacted is not what was declared, HIGH.
+fn undeclared_destination(f: &mut Finding, services: &[String]) {
+    f.severity = Severity::High;
+    if let Some(i) = f.observation.find(" (declared)") {
+        f.observation.truncate(i);
+    }
+    f.observation.push_str(&format!(
+        ", undeclared: not the service its description names ({})",
+        services.join(", ")
+    ));
 }
 
 /// An undeclared egress finding whose every destination is a service the tool or server names:
@@ -2032,7 +2081,7 @@ fn declared_by_name(f: &mut Finding) {
     if let Some(i) = f.observation.find(", undeclared") {
         f.observation.truncate(i);
         f.observation
-            .push_str(" (declared: the tool or server names the service)");
+            .push_str(" (declared: the tool's description names the service)");
     }
 }
 

@@ -305,6 +305,7 @@ pub struct PersistCommand {
 struct RawDeclared {
     network_words: Vec<String>,
     exec_words: Vec<String>,
+    host_suffixes: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -354,6 +355,8 @@ pub struct RuntimeRules {
     pub persistence_commands: Vec<PersistCommand>,
     pub network_words: Vec<String>,
     pub exec_words: Vec<String>,
+    /// Top-level domains that make a word of a description a host name (`api.github.com`).
+    pub host_suffixes: Vec<String>,
     pub probes: Vec<Probe>,
     pub sql_errors: Vec<SqlSignature>,
     /// In [`RuleId::ALL`] order, one per id (checked by `compile`).
@@ -532,6 +535,7 @@ impl RuntimeRules {
                 .collect(),
             network_words: lower(raw.declared.network_words),
             exec_words: lower(raw.declared.exec_words),
+            host_suffixes: lower(raw.declared.host_suffixes),
             probes,
             sql_errors,
             rules,
