@@ -584,6 +584,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         })
         .filter_map(Event::effective_path)
         .collect();
+    let pipelines = Pipelines::of(inp);
     // Failed opens of sensitive paths per entity: the paths (with the error) and evidence.
     let mut attempts: BTreeMap<ToolRef, (Vec<String>, Vec<Evidence>)> = BTreeMap::new();
     for (e, p) in inp.events.iter().zip(inp.phases) {
@@ -807,7 +808,10 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     let decl = declared_text(inp, &target);
                     let declared = has_word(&decl, &inp.rules.exec_words)
                         || (!prog.is_empty() && has_word(&decl, &[prog.to_lowercase()]));
-                    let key = format!("exec:{prog}");
+                    // One pipeline (`sh -c "a | b"`, a chain of forks and execs) is one finding,
+                    // keyed by the program that started it.
+                    let root = pipelines.root_program(e.pid).unwrap_or(&prog);
+                    let key = format!("exec:{root}");
                     acc.observe(&target, &key, syscall_ev(e), || {
                         let run = excerpt(&argv.join(" "), 200);
                         if declared {
@@ -1530,6 +1534,71 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                 finding(inp, RuleId::SqlInjection, &target, observation, key).confidence(confidence)
             });
         }
+    }
+}
+
+/// Process trees started by calls: which process began the pipeline a process belongs to.
+struct Pipelines {
+    /// Thread → its process (thread group leader).
+    group: HashMap<u32, u32>,
+    /// Process → the process that forked it, for processes forked during or after a call.
+    parent: HashMap<u32, u32>,
+    /// Process → the program it first ran (basename).
+    program: HashMap<u32, String>,
+}
+
+impl Pipelines {
+    fn of(inp: &Inputs) -> Self {
+        let mut p = Pipelines {
+            group: HashMap::new(),
+            parent: HashMap::new(),
+            program: HashMap::new(),
+        };
+        for (e, ph) in inp.events.iter().zip(inp.phases) {
+            match e.kind {
+                EventKind::Spawn if e.ok() => {
+                    let Some(c) = e.child else { continue };
+                    let me = p.process(e.pid);
+                    if e.thread {
+                        p.group.insert(c, me);
+                    } else if ph.call().is_some() {
+                        p.parent.insert(c, me);
+                    }
+                }
+                EventKind::Exec if e.ok() => {
+                    let me = p.process(e.pid);
+                    if let Some(prog) = e.path.as_deref().and_then(|x| x.rsplit('/').next()) {
+                        p.program.entry(me).or_insert_with(|| prog.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        p
+    }
+
+    fn process(&self, pid: u32) -> u32 {
+        self.group.get(&pid).copied().unwrap_or(pid)
+    }
+
+    /// The program that began `pid`'s pipeline: of the processes forked during a call from
+    /// `pid` up to (not including) the server, the topmost one that ran a program (a subshell
+    /// or a forked worker that runs nothing itself is passed through).
+    fn root_program(&self, pid: u32) -> Option<&str> {
+        let mut q = self.process(pid);
+        let mut found = self.program.get(&q);
+        let mut seen = 0;
+        while let Some(&par) = self.parent.get(&q) {
+            if !self.parent.contains_key(&par) || seen > 64 {
+                break;
+            }
+            q = par;
+            seen += 1;
+            if let Some(p) = self.program.get(&q) {
+                found = Some(p);
+            }
+        }
+        found.map(String::as_str)
     }
 }
 
@@ -2499,6 +2568,57 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    fn exec_findings(lines: &[&str]) -> Vec<Finding> {
+        let calls = vec![call("render", 1, 10.0, 11.0)];
+        let mut evs = events(lines);
+        let phases = attribute(&mut evs, &calls, 6.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &CanarySet::default(),
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::Subprocess.id())
+        .collect()
+    }
+
+    #[test]
+    fn one_pipeline_of_processes_is_one_subprocess_finding() {
+        let f = exec_findings(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 execve("/bin/sh", ["sh", "-c", "cat k | base64"], 0x0 /* 3 vars */) = 0"#,
+            r#"20 10.3 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"21 10.4 execve("/bin/cat", ["cat", "k"], 0x0 /* 3 vars */) = 0"#,
+            r#"20 10.5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 22"#,
+            r#"22 10.6 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 23"#,
+            r#"23 10.7 execve("/usr/bin/base64", ["base64"], 0x0 /* 3 vars */) = 0"#,
+        ]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("sh -c cat k | base64"),
+            "{}",
+            f[0].observation
+        );
+        assert_eq!(f[0].evidence.len(), 3, "{:?}", f[0].evidence);
+        // Twin: two programs the server itself started are two findings.
+        let f = exec_findings(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 execve("/usr/bin/git", ["git", "status"], 0x0 /* 3 vars */) = 0"#,
+            r#"7 10.3 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"21 10.4 execve("/usr/bin/curl", ["curl", "x"], 0x0 /* 3 vars */) = 0"#,
+        ]);
+        assert_eq!(f.len(), 2, "{f:?}");
     }
 
     fn token_set() -> CanarySet {

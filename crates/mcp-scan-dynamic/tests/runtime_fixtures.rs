@@ -314,6 +314,8 @@ fixture_tests! {
     the_same_mechanisms_at_harmless_places_stay_below_high => "honest_persist_lookalike",
     egress_named_only_by_the_server_or_elsewhere_than_described_is_high => "evade_egress_named_elsewhere",
     egress_to_the_services_the_description_names_is_info => "honest_egress_named_here",
+    pipelines_and_fork_chains_are_one_finding_on_the_call_that_started_them => "evade_pipeline",
+    declared_pipelines_and_background_shells_over_the_workspace_are_info => "honest_pipeline",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
 
