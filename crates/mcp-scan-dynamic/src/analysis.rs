@@ -52,9 +52,20 @@ fn window_of(calls: &[CallRecord], ts: f64) -> Option<usize> {
 /// Assigns a phase to every event (events must be in trace order).
 pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -> Vec<Phase> {
     let mut owner: HashMap<u32, usize> = HashMap::new();
+    // Processes (not threads) a call forked, and everything they start: their work belongs to
+    // that call even when it lands in a later call's window (a daemon, a pool worker, a stage
+    // of a pipeline). Threads of the server itself are not: a runtime's worker threads, made
+    // during one call, serve the next ones.
+    let mut procs: HashMap<u32, usize> = HashMap::new();
     let mut phases = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
-        let phase = if let Some(i) = window_of(calls, e.ts) {
+        let phase = if let Some(&j) = procs.get(&e.pid) {
+            if e.ts <= calls[j].end {
+                Phase::Call(j)
+            } else {
+                Phase::After(j)
+            }
+        } else if let Some(i) = window_of(calls, e.ts) {
             Phase::Call(i)
         } else if let Some(&i) = owner.get(&e.pid) {
             Phase::After(i)
@@ -67,6 +78,9 @@ pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -
             && let (Some(child), Some(i)) = (e.child, phase.call())
         {
             owner.insert(child, i);
+            if procs.contains_key(&e.pid) || !e.thread {
+                procs.insert(child, i);
+            }
         }
         e.phase = phase.label(calls);
         phases.push(phase);
@@ -2619,6 +2633,34 @@ mod tests {
             r#"21 10.4 execve("/usr/bin/curl", ["curl", "x"], 0x0 /* 3 vars */) = 0"#,
         ]);
         assert_eq!(f.len(), 2, "{f:?}");
+    }
+
+    #[test]
+    fn a_process_forked_by_one_call_stays_that_calls_in_a_later_calls_window() {
+        let calls = vec![call("sync", 1, 10.0, 11.0), call("greet", 1, 12.0, 13.0)];
+        let mut evs = events(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"7 10.3 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            r#"20 10.9 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+            r#"21 12.5 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
+            r#"9 12.6 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+        ]);
+        attribute(&mut evs, &calls, 6.0);
+        let labels: Vec<&str> = evs.iter().map(|e| e.phase.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "call:sync#1",
+                "call:sync#1",
+                "call:sync#1",
+                "call:sync#1",
+                // The grandchild, in greet's window, is still sync's.
+                "after:sync#1",
+                // A thread of the server itself does the current call's work.
+                "call:greet#1",
+            ]
+        );
     }
 
     fn token_set() -> CanarySet {

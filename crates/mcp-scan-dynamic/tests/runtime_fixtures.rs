@@ -316,6 +316,8 @@ fixture_tests! {
     egress_to_the_services_the_description_names_is_info => "honest_egress_named_here",
     pipelines_and_fork_chains_are_one_finding_on_the_call_that_started_them => "evade_pipeline",
     declared_pipelines_and_background_shells_over_the_workspace_are_info => "honest_pipeline",
+    a_worker_acting_in_a_later_calls_window_stays_with_the_call_that_forked_it => "evade_worker_timing",
+    a_worker_counting_workspace_notes_in_a_later_calls_window_is_clean => "honest_worker_timing",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
 
