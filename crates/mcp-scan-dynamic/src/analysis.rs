@@ -501,12 +501,15 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             if c.protocol == "udp"
                 && c.destination.is_none()
                 && let Some(e) = inp.events.iter().find(|e| {
-                    e.kind == EventKind::Send && e.address.is_some() && e.bytes == c.bytes
+                    e.kind == EventKind::Send
+                        && e.bytes == c.bytes
+                        && (e.address.is_some() || e.fd.is_some())
                 })
+                && let Some(to) = send_destination(inp.events, e)
             {
                 c.destination = Some(host_port(
-                    e.address.as_deref().unwrap_or_default(),
-                    e.port.unwrap_or(0),
+                    to.address.as_deref().unwrap_or_default(),
+                    to.port.unwrap_or(0),
                 ));
             }
             c
@@ -1549,6 +1552,26 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
             });
         }
     }
+}
+
+/// Where a send went: its own address, else the address its socket was connected to (the
+/// process's last `connect` on that descriptor before it), so a destination seen in `connect` is
+/// never "unknown".
+fn send_destination<'a>(events: &'a [Event], send: &'a Event) -> Option<&'a Event> {
+    if send.address.is_some() {
+        return Some(send);
+    }
+    let fd = send.fd?;
+    events
+        .iter()
+        .take_while(|x| !std::ptr::eq(*x, send))
+        .filter(|x| {
+            x.kind == EventKind::Connect
+                && x.pid == send.pid
+                && x.fd == Some(fd)
+                && x.address.is_some()
+        })
+        .last()
 }
 
 /// Process trees started by calls: which process began the pipeline a process belongs to.

@@ -318,6 +318,8 @@ fixture_tests! {
     declared_pipelines_and_background_shells_over_the_workspace_are_info => "honest_pipeline",
     a_worker_acting_in_a_later_calls_window_stays_with_the_call_that_forked_it => "evade_worker_timing",
     a_worker_counting_workspace_notes_in_a_later_calls_window_is_clean => "honest_worker_timing",
+    udp_send_on_a_connected_socket_names_the_connected_destination => "evade_udp_connected",
+    declared_udp_metrics_on_a_connected_socket_are_info => "honest_udp_connected",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
 }
 
