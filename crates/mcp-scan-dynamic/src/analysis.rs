@@ -1369,6 +1369,20 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     }
     sql_injection(&mut acc, inp);
+    let candidates = background_candidates(inp);
+    for ((target, _), f) in acc.findings.iter_mut() {
+        // Work no call can be pinned on stays on the server, at full severity, and says which
+        // calls may have started it.
+        if target.kind == EntityKind::Server
+            && !candidates.is_empty()
+            && f.observation.contains(" in the background")
+        {
+            f.observation.push_str(&format!(
+                "; not attributable to one call, candidates: {}",
+                candidates.join(", ")
+            ));
+        }
+    }
     for ((target, key), f) in acc.findings.iter_mut() {
         if key == "egress" {
             if named.get(target) == Some(&true) && f.severity > Severity::Info {
@@ -1572,6 +1586,40 @@ fn send_destination<'a>(events: &'a [Event], send: &'a Event) -> Option<&'a Even
                 && x.address.is_some()
         })
         .last()
+}
+
+/// The calls that may have started background work: those that created a thread or process
+/// (else every call), as `tool#n`, at most eight.
+fn background_candidates(inp: &Inputs) -> Vec<String> {
+    let calls = &inp.exercise.calls;
+    let spawners: std::collections::BTreeSet<usize> = inp
+        .events
+        .iter()
+        .zip(inp.phases)
+        .filter(|(e, _)| e.kind == EventKind::Spawn && e.ok())
+        .filter_map(|(_, p)| p.call())
+        .collect();
+    let picked: Vec<usize> = if spawners.is_empty() {
+        (0..calls.len()).collect()
+    } else {
+        spawners.into_iter().collect()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in picked {
+        let label = calls[i]
+            .phase()
+            .split_once(':')
+            .map_or(String::new(), |x| x.1.to_string());
+        if !label.is_empty() && !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    if out.len() > 8 {
+        let more = out.len() - 8;
+        out.truncate(8);
+        out.push(format!("{more} more"));
+    }
+    out
 }
 
 /// Process trees started by calls: which process began the pipeline a process belongs to.
@@ -2683,6 +2731,41 @@ mod tests {
                 // A thread of the server itself does the current call's work.
                 "call:greet#1",
             ]
+        );
+    }
+
+    #[test]
+    fn unattributable_background_work_is_full_severity_and_names_candidate_calls() {
+        let calls = vec![call("greet", 1, 10.0, 11.0), call("ping", 1, 12.0, 13.0)];
+        let mut evs = events(&[
+            r#"7 10.5 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            r#"7 20.0 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
+        ]);
+        let phases = attribute(&mut evs, &calls, 6.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        let f: Vec<Finding> = findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &CanarySet::default(),
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::SensitiveRead.id())
+        .collect();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].target.kind, EntityKind::Server);
+        assert_eq!(f[0].severity, Severity::High);
+        assert!(
+            f[0].observation.ends_with("candidates: greet#1"),
+            "{}",
+            f[0].observation
         );
     }
 
