@@ -312,6 +312,8 @@ fixture_tests! {
     own_xdg_state_and_client_named_workspace_files_are_clean => "honest_client_lookalike",
     start_up_locations_written_by_any_route_are_persistence => "evade_persist_startup",
     the_same_mechanisms_at_harmless_places_stay_below_high => "honest_persist_lookalike",
+    repo_hooks_path_refused_sitecustomize_copied_autostart_and_renamed_unit_are_persistence => "evade_persist_repo",
+    harmless_repo_settings_and_workspace_copies_of_start_up_files_are_clean => "honest_persist_repo",
     egress_named_only_by_the_server_or_elsewhere_than_described_is_high => "evade_egress_named_elsewhere",
     egress_to_the_services_the_description_names_is_info => "honest_egress_named_here",
     pipelines_and_fork_chains_are_one_finding_on_the_call_that_started_them => "evade_pipeline",
