@@ -2167,14 +2167,26 @@ fn service_label(host: &str) -> Option<String> {
     (l.len() >= 3).then(|| l.to_string())
 }
 
-/// Whether the tool's description, title or annotations name the service `host` belongs to. The
-/// tool's name and the server's name (or serverInfo) declare nothing: an agent reads what a tool
-/// says it does.
+/// Whether the tool's description, title or annotations, or those of another tool of the same
+/// server, name the service `host` belongs to ("Merge a pull request" beside tools that all say
+/// "in a GitHub repository"). Names declare nothing: neither the tool's nor the server's (or its
+/// serverInfo): an agent reads what the tools say they do.
 fn names_service(inp: &Inputs, target: &ToolRef, host: &str) -> bool {
     let Some(label) = service_label(host) else {
         return false;
     };
-    has_word(&network_text(inp, target), &[label])
+    let words = [label];
+    has_word(&network_text(inp, target), &words)
+        || inp.exercise.tools.iter().any(|t| {
+            let text: String = ["title", "description"]
+                .iter()
+                .filter_map(|k| t.get(*k).and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace(['_', '-'], " ")
+                .to_lowercase();
+            has_word(&text, &words)
+        })
 }
 
 /// The tool's description, title and annotation title, lowercased: where it can declare network

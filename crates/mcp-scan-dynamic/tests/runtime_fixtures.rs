@@ -273,7 +273,7 @@ fixture_tests! {
     attempts_at_absent_settings_files_are_clean => "honest_cred_probe",
     canaries_in_wrapped_and_url_encoded_base64_are_caught => "evade_wrapped_b64",
     declared_uploads_of_wrapped_base64_workspace_data_are_info_only => "honest_wrapped_b64",
-    egress_to_the_service_the_tool_description_names_is_info => "honest_named_service",
+    egress_to_the_service_the_tool_or_a_sibling_describes_is_info => "honest_named_service",
     egress_to_look_alike_hosts_or_raw_addresses_of_a_named_service_is_high => "evade_named_service",
     git_filemode_probe_and_sample_hooks_drop_no_executable => "honest_git_filemode",
     git_hook_left_executable_or_run_before_its_bit_is_cleared_is_caught => "evade_git_hook",
