@@ -2352,7 +2352,8 @@ fn bare_name(name: &str) -> String {
 /// `~/.local/state/<name>`) `path` lies in, when the folder is named after the server.
 fn own_state_dir(inp: &Inputs, path: &str) -> Option<String> {
     let server = bare_name(inp.server);
-    if server.len() < 3 {
+    // A server named after a credential store (`gcloud`) does not own that store.
+    if server.len() < 3 || is_sensitive(inp.rules, inp.canaries, path) {
         return None;
     }
     for base in [".config", ".local/share", ".local/state"] {
@@ -2778,6 +2779,46 @@ mod tests {
             f[0].observation.ends_with("candidates: greet#1"),
             "{}",
             f[0].observation
+        );
+    }
+
+    #[test]
+    fn own_xdg_folder_is_the_one_named_after_the_server_and_never_a_credential_store() {
+        assert_eq!(bare_name("notes-mcp-server"), "notes");
+        assert_eq!(bare_name("MCP Notes"), "notes");
+        assert_eq!(bare_name("mcp"), "mcp");
+        let ex = Exercise::default();
+        let none = CanarySet::default();
+        let inp = |server| Inputs {
+            server,
+            exercise: &ex,
+            events: &[],
+            phases: &[],
+            captures: &[],
+            canaries: &none,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        };
+        let home = SANDBOX_HOME;
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.config/notes/a.json")),
+            Some(format!("{home}/.config/notes"))
+        );
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.local/share/Notes/db")),
+            Some(format!("{home}/.local/share/Notes"))
+        );
+        // Twins: another app's folder, a credential store named like the server.
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.config/todo/a.json")),
+            None
+        );
+        assert_eq!(
+            own_state_dir(
+                &inp("gcloud"),
+                &format!("{home}/.config/gcloud/credentials.db")
+            ),
+            None
         );
     }
 
