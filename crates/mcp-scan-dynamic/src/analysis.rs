@@ -4,7 +4,7 @@
 use crate::canary::CanarySet;
 use crate::events::{Event, EventKind};
 use crate::exercise::{CallRecord, Exercise, Target};
-use crate::rules::{ProbeKind, RuleId, RuntimeRules, path_matches};
+use crate::rules::{PersistGroup, PersistKind, ProbeKind, RuleId, RuntimeRules, path_matches};
 use crate::sandbox::{SANDBOX_HOME, SANDBOX_WORK, SINK_ADDR_STR, SINK6_ADDR_STR};
 use crate::sinks::Capture;
 use mcp_scan_core::{
@@ -52,9 +52,20 @@ fn window_of(calls: &[CallRecord], ts: f64) -> Option<usize> {
 /// Assigns a phase to every event (events must be in trace order).
 pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -> Vec<Phase> {
     let mut owner: HashMap<u32, usize> = HashMap::new();
+    // Processes (not threads) a call forked, and everything they start: their work belongs to
+    // that call even when it lands in a later call's window (a daemon, a pool worker, a stage
+    // of a pipeline). Threads of the server itself are not: a runtime's worker threads, made
+    // during one call, serve the next ones.
+    let mut procs: HashMap<u32, usize> = HashMap::new();
     let mut phases = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
-        let phase = if let Some(i) = window_of(calls, e.ts) {
+        let phase = if let Some(&j) = procs.get(&e.pid) {
+            if e.ts <= calls[j].end {
+                Phase::Call(j)
+            } else {
+                Phase::After(j)
+            }
+        } else if let Some(i) = window_of(calls, e.ts) {
             Phase::Call(i)
         } else if let Some(&i) = owner.get(&e.pid) {
             Phase::After(i)
@@ -67,6 +78,9 @@ pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -
             && let (Some(child), Some(i)) = (e.child, phase.call())
         {
             owner.insert(child, i);
+            if procs.contains_key(&e.pid) || !e.thread {
+                procs.insert(child, i);
+            }
         }
         e.phase = phase.label(calls);
         phases.push(phase);
@@ -157,14 +171,7 @@ fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
     }
     // The name alone declares nothing: `fetch_notes` described as reading local notes does not
     // say it talks to the network. The description, title or annotations must.
-    let text = entity_text(inp, target, &["title", "description"]);
-    let annotated = tool_decl(inp.exercise, &target.name)
-        .filter(|_| target.kind == EntityKind::Tool)
-        .and_then(|t| t.pointer("/annotations/title"))
-        .and_then(Value::as_str)
-        .map(|v| v.replace(['_', '-'], " ").to_lowercase())
-        .unwrap_or_default();
-    has_word(&text, &inp.rules.network_words) || has_word(&annotated, &inp.rules.network_words)
+    has_word(&network_text(inp, target), &inp.rules.network_words)
 }
 
 fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool {
@@ -550,12 +557,15 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
             if c.protocol == "udp"
                 && c.destination.is_none()
                 && let Some(e) = inp.events.iter().find(|e| {
-                    e.kind == EventKind::Send && e.address.is_some() && e.bytes == c.bytes
+                    e.kind == EventKind::Send
+                        && e.bytes == c.bytes
+                        && (e.address.is_some() || e.fd.is_some())
                 })
+                && let Some(to) = send_destination(inp.events, e)
             {
                 c.destination = Some(host_port(
-                    e.address.as_deref().unwrap_or_default(),
-                    e.port.unwrap_or(0),
+                    to.address.as_deref().unwrap_or_default(),
+                    to.port.unwrap_or(0),
                 ));
             }
             c
@@ -648,6 +658,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         })
         .filter_map(Event::effective_path)
         .collect();
+    let pipelines = Pipelines::of(inp);
     // Failed opens of sensitive paths per entity: the paths (with the error) and evidence.
     let mut attempts: BTreeMap<ToolRef, (Vec<String>, Vec<Evidence>)> = BTreeMap::new();
     for (e, p) in inp.events.iter().zip(inp.phases) {
@@ -914,7 +925,10 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     let decl = declared_text(inp, &target);
                     let declared = has_word(&decl, &inp.rules.exec_words)
                         || (!prog.is_empty() && has_word(&decl, &[prog.to_lowercase()]));
-                    let key = format!("exec:{prog}");
+                    // One pipeline (`sh -c "a | b"`, a chain of forks and execs) is one finding,
+                    // keyed by the program that started it.
+                    let root = pipelines.root_program(e.pid).unwrap_or(&prog);
+                    let key = format!("exec:{root}");
                     acc.observe(&target, &key, syscall_ev(e), || {
                         let run = excerpt(&argv.join(" "), 200);
                         if declared {
@@ -936,6 +950,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             )
                         }
                     });
+                    if persistence_command(inp, &mut acc, &target, e, note) {
+                        note_cat(p, "persistence");
+                    }
                     // A program run from memory, or from a file the server wrote itself, is
                     // never left on disk for the dropped-executable check to find.
                     let ran = e.effective_path().unwrap_or_default();
@@ -965,13 +982,24 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             }
                         });
                     }
+                } else if persistence_command(inp, &mut acc, &target, e, note) {
+                    // The sandbox may have no `crontab`: the attempt is the evidence.
+                    security_relevant = true;
+                    note_cat(p, "persistence");
                 } else {
                     continue;
                 }
             }
             EventKind::Exec => {
-                // A failed exec attempt of a probe marker (a shell looking it up on PATH) counts too.
-                continue;
+                // A failed exec attempt of a probe marker (a shell looking it up on PATH) counts
+                // too, later; so does an attempt at a program that installs a job (the sandbox
+                // may have no `crontab`: the attempt is the evidence).
+                if persistence_command(inp, &mut acc, &target, e, note) {
+                    security_relevant = true;
+                    note_cat(p, "persistence");
+                } else {
+                    continue;
+                }
             }
             EventKind::Chmod if e.ok() => {
                 let mode = e
@@ -1013,36 +1041,90 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 note_cat(p, "dropped-executable");
                 dropped(&mut acc, inp, &target, &path, note, syscall_ev(e));
             }
-            EventKind::FileOpen | EventKind::Rename | EventKind::Symlink | EventKind::Unlink
-                if e.write && e.ok() =>
+            EventKind::FileOpen
+            | EventKind::Rename
+            | EventKind::Symlink
+            | EventKind::Unlink
+            | EventKind::Link
+                if e.write && (e.ok() || e.kind != EventKind::Unlink) =>
             {
+                // Where the write lands: a rename's destination, a link's new name (an
+                // O_TMPFILE file linked into place), else the path as the kernel resolved it.
                 let path = match e.kind {
                     EventKind::Rename => e.target.clone(),
                     _ => e.effective_path().map(str::to_string),
                 }
                 .unwrap_or_default();
-                if inp
-                    .rules
-                    .persistence_paths
-                    .iter()
-                    .any(|pp| path_matches(pp, &path))
-                {
+                if let Some(g) = persistence_hit(inp, &path) {
                     security_relevant = true;
                     note_cat(p, "persistence");
-                    let key = format!("persist:{path}");
-                    acc.observe(&target, &key, syscall_ev(e), || {
-                        finding(
-                            inp,
+                    let shown = path.replacen(SANDBOX_HOME, "~", 1);
+                    let verb = match (e.ok(), e.kind) {
+                        (false, _) => "tries to write",
+                        (true, EventKind::Rename) => "renames a file onto",
+                        (true, EventKind::Link | EventKind::Symlink) => "links a file onto",
+                        (true, EventKind::Unlink) => "removes",
+                        (true, _) => "writes",
+                    };
+                    let err = e
+                        .error
+                        .as_deref()
+                        .map(|x| format!(" ({x})"))
+                        .unwrap_or_default();
+                    let (rule, key, title) = match g.kind {
+                        PersistKind::ClientConfig => {
+                            (RuleId::ClientConfig, format!("client-config:{path}"), None)
+                        }
+                        PersistKind::Startup => (
                             RuleId::Dropped,
+                            format!("persist:{path}"),
+                            Some(if e.ok() {
+                                "writes a persistence file"
+                            } else {
+                                "tries to write a persistence file"
+                            }),
+                        ),
+                    };
+                    let what = g.what.clone();
+                    acc.observe(&target, &key, syscall_ev(e), || {
+                        let f = finding(
+                            inp,
+                            rule,
                             &target,
-                            format!("writes {}{note}", path.replacen(SANDBOX_HOME, "~", 1)),
+                            format!("{verb} {shown}, {what}{err}{note}, undeclared"),
                             &key,
-                        )
-                        .title("writes a persistence file")
+                        );
+                        match title {
+                            Some(t) => f.title(t),
+                            None => f,
+                        }
                     });
+                } else if !e.ok() {
+                    continue;
                 } else if outside_workspace(&path) && p.call().is_some() {
                     security_relevant = true;
                     note_cat(p, "write-outside");
+                    if let Some(dir) = own_state_dir(inp, &path) {
+                        // A server's state under its own name in XDG folders is where it is
+                        // supposed to keep it.
+                        let key = format!("own-state:{dir}");
+                        acc.observe(&target, &key, syscall_ev(e), || {
+                            finding(
+                                inp,
+                                RuleId::WriteOutside,
+                                &target,
+                                format!(
+                                    "modifies {}{note}, in its own folder {} (named after the server)",
+                                    path.replacen(SANDBOX_HOME, "~", 1),
+                                    dir.replacen(SANDBOX_HOME, "~", 1)
+                                ),
+                                &key,
+                            )
+                            .severity(Severity::Info)
+                            .title("keeps state in its own folder")
+                        });
+                        continue;
+                    }
                     let key = "write-outside";
                     acc.observe(&target, key, syscall_ev(e), || {
                         finding(
@@ -1424,10 +1506,29 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
         }
     }
     sql_injection(&mut acc, inp);
+    let candidates = background_candidates(inp);
+    for ((target, _), f) in acc.findings.iter_mut() {
+        // Work no call can be pinned on stays on the server, at full severity, and says which
+        // calls may have started it.
+        if target.kind == EntityKind::Server
+            && !candidates.is_empty()
+            && f.observation.contains(" in the background")
+        {
+            f.observation.push_str(&format!(
+                "; not attributable to one call, candidates: {}",
+                candidates.join(", ")
+            ));
+        }
+    }
     for ((target, key), f) in acc.findings.iter_mut() {
         if key == "egress" {
             if named.get(target) == Some(&true) && f.severity > Severity::Info {
                 declared_by_name(f);
+            } else if named.get(target) == Some(&false) && f.severity == Severity::Info {
+                let services = described_services(inp, target);
+                if !services.is_empty() {
+                    undeclared_destination(f, &services);
+                }
             }
             summarize_egress(f);
         }
@@ -1601,6 +1702,125 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                 finding(inp, RuleId::SqlInjection, &target, observation, key).confidence(confidence)
             });
         }
+    }
+}
+
+/// Where a send went: its own address, else the address its socket was connected to (the
+/// process's last `connect` on that descriptor before it), so a destination seen in `connect` is
+/// never "unknown".
+fn send_destination<'a>(events: &'a [Event], send: &'a Event) -> Option<&'a Event> {
+    if send.address.is_some() {
+        return Some(send);
+    }
+    let fd = send.fd?;
+    events
+        .iter()
+        .take_while(|x| !std::ptr::eq(*x, send))
+        .filter(|x| {
+            x.kind == EventKind::Connect
+                && x.pid == send.pid
+                && x.fd == Some(fd)
+                && x.address.is_some()
+        })
+        .last()
+}
+
+/// The calls that may have started background work: those that created a thread or process
+/// (else every call), as `tool#n`, at most eight.
+fn background_candidates(inp: &Inputs) -> Vec<String> {
+    let calls = &inp.exercise.calls;
+    let spawners: std::collections::BTreeSet<usize> = inp
+        .events
+        .iter()
+        .zip(inp.phases)
+        .filter(|(e, _)| e.kind == EventKind::Spawn && e.ok())
+        .filter_map(|(_, p)| p.call())
+        .collect();
+    let picked: Vec<usize> = if spawners.is_empty() {
+        (0..calls.len()).collect()
+    } else {
+        spawners.into_iter().collect()
+    };
+    let mut out: Vec<String> = Vec::new();
+    for i in picked {
+        let label = calls[i]
+            .phase()
+            .split_once(':')
+            .map_or(String::new(), |x| x.1.to_string());
+        if !label.is_empty() && !out.contains(&label) {
+            out.push(label);
+        }
+    }
+    if out.len() > 8 {
+        let more = out.len() - 8;
+        out.truncate(8);
+        out.push(format!("{more} more"));
+    }
+    out
+}
+
+/// Process trees started by calls: which process began the pipeline a process belongs to.
+struct Pipelines {
+    /// Thread → its process (thread group leader).
+    group: HashMap<u32, u32>,
+    /// Process → the process that forked it, for processes forked during or after a call.
+    parent: HashMap<u32, u32>,
+    /// Process → the program it first ran (basename).
+    program: HashMap<u32, String>,
+}
+
+impl Pipelines {
+    fn of(inp: &Inputs) -> Self {
+        let mut p = Pipelines {
+            group: HashMap::new(),
+            parent: HashMap::new(),
+            program: HashMap::new(),
+        };
+        for (e, ph) in inp.events.iter().zip(inp.phases) {
+            match e.kind {
+                EventKind::Spawn if e.ok() => {
+                    let Some(c) = e.child else { continue };
+                    let me = p.process(e.pid);
+                    if e.thread {
+                        p.group.insert(c, me);
+                    } else if ph.call().is_some() {
+                        p.parent.insert(c, me);
+                    }
+                }
+                EventKind::Exec if e.ok() => {
+                    let me = p.process(e.pid);
+                    if let Some(prog) = e.path.as_deref().and_then(|x| x.rsplit('/').next()) {
+                        p.program.entry(me).or_insert_with(|| prog.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        p
+    }
+
+    fn process(&self, pid: u32) -> u32 {
+        self.group.get(&pid).copied().unwrap_or(pid)
+    }
+
+    /// The program that began `pid`'s pipeline: of the processes forked during a call from
+    /// `pid` up to (not including) the server, the topmost one that ran a program (a subshell
+    /// or a forked worker that runs nothing itself is passed through).
+    fn root_program(&self, pid: u32) -> Option<&str> {
+        let mut q = self.process(pid);
+        let mut found = self.program.get(&q);
+        let mut seen = 0;
+        while let Some(&par) = self.parent.get(&q) {
+            if !self.parent.contains_key(&par) || seen > 64 {
+                break;
+            }
+            q = par;
+            seen += 1;
+            if let Some(p) = self.program.get(&q) {
+                found = Some(p);
+            }
+        }
+        found.map(String::as_str)
     }
 }
 
@@ -2395,14 +2615,77 @@ fn service_label(host: &str) -> Option<String> {
     (l.len() >= 3).then(|| l.to_string())
 }
 
-/// Whether the tool's declared text or the server's name names the service `host` belongs to.
+/// Whether the tool's description, title or annotations, or those of another tool of the same
+/// server, name the service `host` belongs to ("Merge a pull request" beside tools that all say
+/// "in a GitHub repository"). Names declare nothing: neither the tool's nor the server's (or its
+/// serverInfo): an agent reads what the tools say they do.
 fn names_service(inp: &Inputs, target: &ToolRef, host: &str) -> bool {
     let Some(label) = service_label(host) else {
         return false;
     };
     let words = [label];
-    has_word(&declared_text(inp, target), &words)
-        || has_word(&inp.server.replace(['_', '-'], " ").to_lowercase(), &words)
+    has_word(&network_text(inp, target), &words)
+        || inp.exercise.tools.iter().any(|t| {
+            let text: String = ["title", "description"]
+                .iter()
+                .filter_map(|k| t.get(*k).and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace(['_', '-'], " ")
+                .to_lowercase();
+            has_word(&text, &words)
+        })
+}
+
+/// The tool's description, title and annotation title, lowercased: where it can declare network
+/// use and name what it talks to.
+fn network_text(inp: &Inputs, target: &ToolRef) -> String {
+    let mut text = entity_text(inp, target, &["title", "description"]);
+    if target.kind == EntityKind::Tool
+        && let Some(t) = tool_decl(inp.exercise, &target.name)
+            .and_then(|t| t.pointer("/annotations/title"))
+            .and_then(Value::as_str)
+    {
+        text.push(' ');
+        text.push_str(&t.replace(['_', '-'], " ").to_lowercase());
+    }
+    text
+}
+
+/// The services of the host names a tool's description names (`api.weather.gov` → `weather`).
+fn described_services(inp: &Inputs, target: &ToolRef) -> Vec<String> {
+    let text = network_text(inp, target);
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == ' ')) {
+        for tok in word.split(' ') {
+            let tok = tok.trim_matches('.');
+            let Some((_, tld)) = tok.rsplit_once('.') else {
+                continue;
+            };
+            if !inp.rules.host_suffixes.iter().any(|s| s == tld) {
+                continue;
+            }
+            if let Some(l) = service_label(tok)
+                && !out.contains(&l)
+            {
+                out.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// A declared egress finding of a tool whose description names the hosts it talks to, that also
+/// went somewhere else: what was contacted is not what was declared, HIGH.
+fn undeclared_destination(f: &mut Finding, services: &[String]) {
+    f.severity = Severity::High;
+    if let Some(i) = f.observation.find(" (declared)") {
+        f.observation.truncate(i);
+    }
+    f.observation.push_str(&format!(
+        ", undeclared: not the service its description names ({})",
+        services.join(", ")
+    ));
 }
 
 /// An undeclared egress finding whose every destination is a service the tool or server names:
@@ -2412,8 +2695,126 @@ fn declared_by_name(f: &mut Finding) {
     if let Some(i) = f.observation.find(", undeclared") {
         f.observation.truncate(i);
         f.observation
-            .push_str(" (declared: the tool or server names the service)");
+            .push_str(" (declared: the tool's description names the service)");
     }
+}
+
+/// The persistence group a write to `path` lands in, if any. A group with `when_contains` counts
+/// only when the file left behind holds one of its words; a file gone after the run can run
+/// nothing later, and one outside the collected areas (or a refused write there) is unknown and
+/// counts.
+fn persistence_hit<'a>(inp: &Inputs<'a>, path: &str) -> Option<&'a PersistGroup> {
+    if path.is_empty() {
+        return None;
+    }
+    inp.rules.persistence.iter().find(|g| {
+        if !g.matches(path) {
+            return false;
+        }
+        if g.when_contains.is_empty() {
+            return true;
+        }
+        let collected = path.starts_with(&format!("{SANDBOX_HOME}/")) || path.starts_with("/tmp/");
+        match inp.written_files.iter().find(|(p, _, _)| p == path) {
+            Some((_, bytes, _)) => {
+                let text = String::from_utf8_lossy(bytes).to_lowercase();
+                g.when_contains.iter().any(|w| text.contains(w.as_str()))
+            }
+            None => !collected,
+        }
+    })
+}
+
+/// An exec (or attempt) of a program that installs a job that runs later (`crontab FILE`):
+/// reported as persistence. Returns whether it was one.
+fn persistence_command(
+    inp: &Inputs,
+    acc: &mut Acc,
+    target: &ToolRef,
+    e: &Event,
+    note: &str,
+) -> bool {
+    let argv = e.argv.clone().unwrap_or_default();
+    let prog = e
+        .path
+        .as_deref()
+        .and_then(|x| x.rsplit('/').next())
+        .unwrap_or("");
+    let Some(c) = inp.rules.persistence_commands.iter().find(|c| {
+        c.program == prog
+            && !argv.iter().skip(1).any(|a| c.unless_args.contains(a))
+            && (c.when_args.is_empty() || argv.iter().skip(1).any(|a| c.when_args.contains(a)))
+    }) else {
+        return false;
+    };
+    let key = format!("persist-cmd:{prog}");
+    let run = excerpt(&argv.join(" "), 200);
+    let tried = if e.ok() {
+        String::new()
+    } else {
+        format!(
+            " (tried: {})",
+            e.error.as_deref().unwrap_or("the program is missing")
+        )
+    };
+    let what = c.what.clone();
+    acc.observe(target, &key, syscall_ev(e), || {
+        finding(
+            inp,
+            RuleId::Dropped,
+            target,
+            format!("{what}: runs `{run}`{tried}{note}, undeclared"),
+            &key,
+        )
+        .title("installs a job that runs later")
+    });
+    true
+}
+
+/// A letters-and-digits form of a name, without `mcp`/`server` affixes (`notes-mcp-server` and
+/// `Notes` are both `notes`).
+fn bare_name(name: &str) -> String {
+    let mut n: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    loop {
+        let before = n.len();
+        for affix in ["mcp", "server"] {
+            if n.len() > affix.len() {
+                if let Some(r) = n.strip_prefix(affix) {
+                    n = r.to_string();
+                } else if let Some(r) = n.strip_suffix(affix) {
+                    n = r.to_string();
+                }
+            }
+        }
+        if n.len() == before {
+            return n;
+        }
+    }
+}
+
+/// The server's own XDG folder (`~/.config/<name>`, `~/.local/share/<name>`,
+/// `~/.local/state/<name>`) `path` lies in, when the folder is named after the server.
+fn own_state_dir(inp: &Inputs, path: &str) -> Option<String> {
+    let server = bare_name(inp.server);
+    // A server named after a credential store (`gcloud`) does not own that store.
+    if server.len() < 3 || is_sensitive(inp.rules, inp.canaries, path) {
+        return None;
+    }
+    for base in [".config", ".local/share", ".local/state"] {
+        let root = format!("{SANDBOX_HOME}/{base}/");
+        if let Some(rest) = path.strip_prefix(&root)
+            && let Some((dir, file)) = rest.split_once('/')
+            && !file.is_empty()
+            && bare_name(dir) == server
+        {
+            return Some(format!("{root}{dir}"));
+        }
+    }
+    None
 }
 
 fn outside_workspace(path: &str) -> bool {
@@ -2726,6 +3127,160 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    fn exec_findings(lines: &[&str]) -> Vec<Finding> {
+        let calls = vec![call("render", 1, 10.0, 11.0)];
+        let mut evs = events(lines);
+        let phases = attribute(&mut evs, &calls, 6.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &CanarySet::default(),
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::Subprocess.id())
+        .collect()
+    }
+
+    #[test]
+    fn one_pipeline_of_processes_is_one_subprocess_finding() {
+        let f = exec_findings(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 execve("/bin/sh", ["sh", "-c", "cat k | base64"], 0x0 /* 3 vars */) = 0"#,
+            r#"20 10.3 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"21 10.4 execve("/bin/cat", ["cat", "k"], 0x0 /* 3 vars */) = 0"#,
+            r#"20 10.5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 22"#,
+            r#"22 10.6 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 23"#,
+            r#"23 10.7 execve("/usr/bin/base64", ["base64"], 0x0 /* 3 vars */) = 0"#,
+        ]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].observation.contains("sh -c cat k | base64"),
+            "{}",
+            f[0].observation
+        );
+        assert_eq!(f[0].evidence.len(), 3, "{:?}", f[0].evidence);
+        // Twin: two programs the server itself started are two findings.
+        let f = exec_findings(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 execve("/usr/bin/git", ["git", "status"], 0x0 /* 3 vars */) = 0"#,
+            r#"7 10.3 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"21 10.4 execve("/usr/bin/curl", ["curl", "x"], 0x0 /* 3 vars */) = 0"#,
+        ]);
+        assert_eq!(f.len(), 2, "{f:?}");
+    }
+
+    #[test]
+    fn a_process_forked_by_one_call_stays_that_calls_in_a_later_calls_window() {
+        let calls = vec![call("sync", 1, 10.0, 11.0), call("greet", 1, 12.0, 13.0)];
+        let mut evs = events(&[
+            r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
+            r#"20 10.2 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            r#"7 10.3 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            r#"20 10.9 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+            r#"21 12.5 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
+            r#"9 12.6 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+        ]);
+        attribute(&mut evs, &calls, 6.0);
+        let labels: Vec<&str> = evs.iter().map(|e| e.phase.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "call:sync#1",
+                "call:sync#1",
+                "call:sync#1",
+                "call:sync#1",
+                // The grandchild, in greet's window, is still sync's.
+                "after:sync#1",
+                // A thread of the server itself does the current call's work.
+                "call:greet#1",
+            ]
+        );
+    }
+
+    #[test]
+    fn unattributable_background_work_is_full_severity_and_names_candidate_calls() {
+        let calls = vec![call("greet", 1, 10.0, 11.0), call("ping", 1, 12.0, 13.0)];
+        let mut evs = events(&[
+            r#"7 10.5 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            r#"7 20.0 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
+        ]);
+        let phases = attribute(&mut evs, &calls, 6.0);
+        let ex = Exercise {
+            calls,
+            ..Exercise::default()
+        };
+        let f: Vec<Finding> = findings(&Inputs {
+            server: "s",
+            exercise: &ex,
+            events: &evs,
+            phases: &phases,
+            captures: &[],
+            canaries: &CanarySet::default(),
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        })
+        .into_iter()
+        .filter(|f| f.rule_id == RuleId::SensitiveRead.id())
+        .collect();
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].target.kind, EntityKind::Server);
+        assert_eq!(f[0].severity, Severity::High);
+        assert!(
+            f[0].observation.ends_with("candidates: greet#1"),
+            "{}",
+            f[0].observation
+        );
+    }
+
+    #[test]
+    fn own_xdg_folder_is_the_one_named_after_the_server_and_never_a_credential_store() {
+        assert_eq!(bare_name("notes-mcp-server"), "notes");
+        assert_eq!(bare_name("MCP Notes"), "notes");
+        assert_eq!(bare_name("mcp"), "mcp");
+        let ex = Exercise::default();
+        let none = CanarySet::default();
+        let inp = |server| Inputs {
+            server,
+            exercise: &ex,
+            events: &[],
+            phases: &[],
+            captures: &[],
+            canaries: &none,
+            rules: RuntimeRules::builtin(),
+            written_files: &[],
+        };
+        let home = SANDBOX_HOME;
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.config/notes/a.json")),
+            Some(format!("{home}/.config/notes"))
+        );
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.local/share/Notes/db")),
+            Some(format!("{home}/.local/share/Notes"))
+        );
+        // Twins: another app's folder, a credential store named like the server.
+        assert_eq!(
+            own_state_dir(&inp("notes-mcp"), &format!("{home}/.config/todo/a.json")),
+            None
+        );
+        assert_eq!(
+            own_state_dir(
+                &inp("gcloud"),
+                &format!("{home}/.config/gcloud/credentials.db")
+            ),
+            None
+        );
     }
 
     fn token_set() -> CanarySet {

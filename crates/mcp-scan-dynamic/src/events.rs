@@ -417,12 +417,15 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             e.address = addr;
             e.port = port;
             e.protocol = a.first().and_then(|f| protocol_of(f));
+            e.fd = a.first().and_then(|f| fd_number(f));
             e
         }
         "sendto" => {
             let mut e = Event::new(s, EventKind::Send);
             e.fd = a.first().and_then(|f| fd_number(f));
             e.protocol = a.first().and_then(|f| protocol_of(f));
+            // A send without an address goes where the socket was connected.
+            e.fd = a.first().and_then(|f| fd_number(f));
             if let Some((bytes, _)) = a.get(1).and_then(|d| decode_string(d)) {
                 e.data = Some(String::from_utf8_lossy(&bytes).into_owned());
                 e.bytes = bytes;
@@ -465,6 +468,7 @@ pub fn from_record(rec: &TraceRecord) -> Option<Event> {
             let mut e = Event::new(s, EventKind::Send);
             e.fd = a.first().and_then(|f| fd_number(f));
             e.protocol = a.first().and_then(|f| protocol_of(f));
+            e.fd = a.first().and_then(|f| fd_number(f));
             let msg = a.get(1).map_or("", String::as_str);
             if msg.contains("msg_name=") {
                 let (family, address, port) = parse_sockaddr(msg);

@@ -387,6 +387,12 @@ impl Resolver {
                     Self::absolute(tb.as_deref(), &t)
                 });
                 if !ok {
+                    // A refused rename still says where it aimed.
+                    if e.kind == EventKind::Rename
+                        && let Some(t) = target
+                    {
+                        e.target = Some(self.resolve(pid, &t, false));
+                    }
                     return;
                 }
                 match e.kind {
@@ -695,6 +701,28 @@ mod tests {
             ],
         );
         assert_eq!(resolved(&evs[1]), "/home/sandbox/.aws/credentials");
+    }
+
+    #[test]
+    fn refused_rename_and_tmpfile_link_land_where_they_aimed_from_another_cwd() {
+        let evs = run(
+            View::default(),
+            &[
+                r#"7 1.0 chdir("/home/sandbox/.config") = 0"#,
+                r#"7 1.1 rename("/tmp/x", "autostart/x.desktop") = -1 ENOENT (No such file or directory)"#,
+                r#"7 1.2 openat(AT_FDCWD, "systemd/user", O_WRONLY|O_TMPFILE, 0600) = 5"#,
+                r#"7 1.3 linkat(5, "", AT_FDCWD, "systemd/user/x.service", AT_EMPTY_PATH) = 0"#,
+            ],
+        );
+        assert_eq!(
+            evs[1].target.as_deref(),
+            Some("/home/sandbox/.config/autostart/x.desktop")
+        );
+        assert_eq!(evs[3].kind, EventKind::Link);
+        assert_eq!(
+            resolved(&evs[3]),
+            "/home/sandbox/.config/systemd/user/x.service"
+        );
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub const RULE_FILES: &[(&str, &str)] = &[
         include_str!("../../../rules/runtime/R016.toml"),
     ),
     (
+        "rules/runtime/R017.toml",
+        include_str!("../../../rules/runtime/R017.toml"),
+    ),
+    (
         "rules/runtime/R019.toml",
         include_str!("../../../rules/runtime/R019.toml"),
     ),
@@ -142,6 +146,8 @@ runtime_rules! {
     IoUring = "MCPS-R015",
     /// A process started by a call was still running when the scan ended.
     OutlivesScan = "MCPS-R016",
+    /// Another MCP client's configuration written (client configuration hijack).
+    ClientConfig = "MCPS-R017",
     /// Reads only a sandbox detector makes (uid_map, PID 1, TracerPid, the parent's name).
     SandboxProbe = "MCPS-R019",
 }
@@ -180,7 +186,9 @@ struct RawRules {
     canary_file: Vec<RawTemplate>,
     canary_env: Vec<RawEnv>,
     sensitive: RawSensitive,
-    persistence: RawPersistence,
+    persistence: Vec<RawPersistence>,
+    #[serde(default)]
+    persistence_command: Vec<RawPersistenceCommand>,
     declared: RawDeclared,
     probe: Vec<RawProbe>,
     sql_error: Vec<RawSqlError>,
@@ -231,7 +239,65 @@ struct RawSensitive {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPersistence {
+    kind: String,
+    what: String,
     paths: Vec<String>,
+    #[serde(default)]
+    except: Vec<String>,
+    #[serde(default)]
+    when_contains: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPersistenceCommand {
+    program: String,
+    what: String,
+    #[serde(default)]
+    unless_args: Vec<String>,
+    #[serde(default)]
+    when_args: Vec<String>,
+}
+
+/// Which rule reports a write to a persistence location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersistKind {
+    /// Another MCP client's configuration: client configuration hijack (MCPS-R017).
+    ClientConfig,
+    /// Something that runs later on its own: start-up files, cron, units, hooks (MCPS-R005).
+    Startup,
+}
+
+/// A group of persistence locations (`[[persistence]]`).
+#[derive(Debug, Clone)]
+pub struct PersistGroup {
+    pub kind: PersistKind,
+    /// What the location is, for the observation ("Cursor's MCP configuration").
+    pub what: String,
+    /// Patterns (see [`glob_matches`]), `{home}` expanded.
+    pub paths: Vec<String>,
+    pub except: Vec<String>,
+    /// Lowercased: the write counts only when the file left behind holds one of these (a git or
+    /// ssh config can hold harmless settings too); when its content is unknown, it counts.
+    pub when_contains: Vec<String>,
+}
+
+impl PersistGroup {
+    pub fn matches(&self, path: &str) -> bool {
+        self.paths.iter().any(|p| glob_matches(p, path))
+            && !self.except.iter().any(|p| glob_matches(p, path))
+    }
+}
+
+/// A program whose run installs something that runs later (`crontab FILE`).
+#[derive(Debug, Clone)]
+pub struct PersistCommand {
+    pub program: String,
+    pub what: String,
+    /// Arguments that make the run harmless (`-l` lists).
+    pub unless_args: Vec<String>,
+    /// When not empty, one of these must be an argument (`enable` for systemctl).
+    pub when_args: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -239,6 +305,7 @@ struct RawPersistence {
 struct RawDeclared {
     network_words: Vec<String>,
     exec_words: Vec<String>,
+    host_suffixes: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -284,9 +351,12 @@ pub struct RuntimeRules {
     pub sensitive_paths: Vec<String>,
     pub sensitive_dirs: Vec<String>,
     pub http_client_files: Vec<String>,
-    pub persistence_paths: Vec<String>,
+    pub persistence: Vec<PersistGroup>,
+    pub persistence_commands: Vec<PersistCommand>,
     pub network_words: Vec<String>,
     pub exec_words: Vec<String>,
+    /// Top-level domains that make a word of a description a host name (`api.github.com`).
+    pub host_suffixes: Vec<String>,
     pub probes: Vec<Probe>,
     pub sql_errors: Vec<SqlSignature>,
     /// In [`RuleId::ALL`] order, one per id (checked by `compile`).
@@ -399,6 +469,39 @@ impl RuntimeRules {
                 pattern,
             });
         }
+        let mut persistence = Vec::new();
+        for g in raw.persistence {
+            let kind = match g.kind.as_str() {
+                "client-config" => PersistKind::ClientConfig,
+                "startup" => PersistKind::Startup,
+                other => {
+                    return Err(err(
+                        line_of(&format!("what = \"{}\"", g.what)),
+                        format!(
+                            "persistence `{}` has unknown kind `{other}` (client-config, startup)",
+                            g.what
+                        ),
+                    ));
+                }
+            };
+            if let Some(bad) =
+                g.paths.iter().chain(&g.except).find(|p| {
+                    !(p.starts_with('/') || p.starts_with("{home}/") || p.starts_with("**/"))
+                })
+            {
+                return Err(err(
+                    line_of(bad),
+                    format!("persistence path `{bad}` must start with /, {{home}}/ or **/"),
+                ));
+            }
+            persistence.push(PersistGroup {
+                kind,
+                what: g.what,
+                paths: home_expanded(g.paths),
+                except: home_expanded(g.except),
+                when_contains: g.when_contains.iter().map(|w| w.to_lowercase()).collect(),
+            });
+        }
         let rules = compile_rule_files(rule_files)?;
         let lower = |v: Vec<String>| v.into_iter().map(|w| w.to_lowercase()).collect();
         Ok(RuntimeRules {
@@ -419,9 +522,20 @@ impl RuntimeRules {
             sensitive_paths: home_expanded(raw.sensitive.paths),
             sensitive_dirs: home_expanded(raw.sensitive.dirs),
             http_client_files: home_expanded(raw.sensitive.http_client_files),
-            persistence_paths: home_expanded(raw.persistence.paths),
+            persistence,
+            persistence_commands: raw
+                .persistence_command
+                .into_iter()
+                .map(|c| PersistCommand {
+                    program: c.program,
+                    what: c.what,
+                    unless_args: c.unless_args,
+                    when_args: c.when_args,
+                })
+                .collect(),
             network_words: lower(raw.declared.network_words),
             exec_words: lower(raw.declared.exec_words),
+            host_suffixes: lower(raw.declared.host_suffixes),
             probes,
             sql_errors,
             rules,
@@ -546,6 +660,36 @@ pub fn path_matches(pattern: &str, path: &str) -> bool {
     }
 }
 
+/// Matches `path` against a pattern where `*` stands for any run of characters within one path
+/// component (`*.pth`, `python3*`) and a `**` component for any number of components.
+pub fn glob_matches(pattern: &str, path: &str) -> bool {
+    fn comp(p: &str, s: &str) -> bool {
+        match p.split_once('*') {
+            None => p == s,
+            Some((head, rest)) => {
+                let Some(s) = s.strip_prefix(head) else {
+                    return false;
+                };
+                (0..=s.len())
+                    .filter(|i| s.is_char_boundary(*i))
+                    .any(|i| comp(rest, &s[i..]))
+            }
+        }
+    }
+    fn go(p: &[&str], s: &[&str]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some((&"**", rest)) => (0..=s.len()).any(|i| go(rest, &s[i..])),
+            Some((head, rest)) => s
+                .split_first()
+                .is_some_and(|(x, more)| comp(head, x) && go(rest, more)),
+        }
+    }
+    let p: Vec<&str> = pattern.split('/').collect();
+    let s: Vec<&str> = path.split('/').collect();
+    go(&p, &s)
+}
+
 /// Paths with `{home}` replaced by the sandbox's HOME.
 fn home_expanded(paths: Vec<String>) -> Vec<String> {
     paths
@@ -581,6 +725,93 @@ mod tests {
             );
         }
         assert!(r.probes.iter().any(|p| p.kind == ProbeKind::Command));
+    }
+
+    #[test]
+    fn glob_star_stays_in_one_component_and_double_star_spans_any() {
+        assert!(glob_matches(
+            "**/site-packages/*.pth",
+            "/usr/lib/python3/site-packages/x.pth"
+        ));
+        assert!(glob_matches(
+            "**/site-packages/*.pth",
+            "/h/.local/lib/python3.12/site-packages/a.pth"
+        ));
+        assert!(!glob_matches(
+            "**/site-packages/*.pth",
+            "/usr/lib/site-packages/sub/x.pth"
+        ));
+        assert!(!glob_matches(
+            "**/site-packages/*.pth",
+            "/usr/lib/site-packages/x.pth.txt"
+        ));
+        assert!(glob_matches(
+            "/h/.config/systemd/**",
+            "/h/.config/systemd/user/default.target.wants/x.service"
+        ));
+        assert!(glob_matches(
+            "**/.git/hooks/*",
+            "/w/repo/.git/hooks/pre-commit"
+        ));
+        assert!(glob_matches("**/.git/hooks/*", "/w/.git/hooks/pre-commit"));
+        assert!(!glob_matches(
+            "**/.git/hooks/*",
+            "/w/.git/hooksx/pre-commit"
+        ));
+        assert!(glob_matches("/h/.claude.json.*", "/h/.claude.json.tmp.123"));
+        assert!(!glob_matches("/h/.claude.json", "/h/.claude.jsonx"));
+    }
+
+    #[test]
+    fn persistence_locations_are_data_by_kind() {
+        let r = RuntimeRules::compile(RUNTIME_PATH, RUNTIME_TOML, RULE_FILES).expect("valid");
+        let home = crate::sandbox::SANDBOX_HOME;
+        let kind_of = |p: &str| {
+            r.persistence
+                .iter()
+                .find(|g| g.matches(&p.replace("~", home)))
+                .map(|g| g.kind)
+        };
+        for client in [
+            "~/.claude.json",
+            "~/.claude/settings.json",
+            "~/workspace/.claude/settings.local.json",
+            "~/.cursor/mcp.json",
+            "~/.config/Code/User/mcp.json",
+            "~/workspace/.vscode/settings.json",
+            "~/.codeium/windsurf/mcp_config.json",
+            "~/.gemini/settings.json",
+            "~/.config/Claude/claude_desktop_config.json",
+        ] {
+            assert_eq!(kind_of(client), Some(PersistKind::ClientConfig), "{client}");
+        }
+        for startup in [
+            "~/.bashrc",
+            "~/.local/lib/python3.12/site-packages/evil.pth",
+            "/usr/lib/python3/dist-packages/usercustomize.py",
+            "~/.ssh/config",
+            "/var/spool/cron/crontabs/sandbox",
+            "~/.config/systemd/user/default.target.wants/x.service",
+            "~/workspace/.git/hooks/post-merge",
+            "~/.gitconfig",
+            "~/.config/autostart/x.desktop",
+        ] {
+            assert_eq!(kind_of(startup), Some(PersistKind::Startup), "{startup}");
+        }
+        for plain in [
+            "~/workspace/.git/hooks/pre-commit.sample",
+            "~/workspace/notes.md",
+            "~/.config/notes/settings.json",
+            "~/.local/share/notes/db.sqlite",
+        ] {
+            assert_eq!(kind_of(plain), None, "{plain}");
+        }
+        assert!(
+            r.persistence_commands
+                .iter()
+                .any(|c| c.program == "crontab"),
+            "crontab"
+        );
     }
 
     #[test]
