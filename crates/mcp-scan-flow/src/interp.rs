@@ -795,6 +795,37 @@ impl<'ir> Forward<'ir> for Frame<'_, '_, '_> {
         }
     }
 
+    /// In place: the successor's state is not cloned, and a variable whose value is already
+    /// the incoming one is neither cloned nor joined (most of them, at a loop head).
+    fn join_into(&self, into: &mut Self::State, b: &Self::State) -> bool {
+        let Some(b) = b else {
+            return false;
+        };
+        let Some(a) = into else {
+            *into = Some(b.clone());
+            return true;
+        };
+        let mut changed = false;
+        for (k, v) in b {
+            match a.get_mut(k) {
+                Some(mine) if mine == v => {}
+                Some(mine) => {
+                    let mut joined = mine.clone();
+                    joined.join_in(v);
+                    if joined != *mine {
+                        *mine = joined;
+                        changed = true;
+                    }
+                }
+                None => {
+                    a.insert(k.clone(), v.clone());
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
     fn transfer(&mut self, _ix: NodeIndex, node: &Node<'ir>, input: &Self::State) -> Self::State {
         let mut vars = input.clone()?;
         self.step(node, &mut vars);
