@@ -374,18 +374,17 @@ pub fn solve<'a, P: Forward<'a>>(
         }
         for e in cfg.graph.edges_directed(ix, Direction::Outgoing) {
             let succ = e.target();
-            if problem.join_into(&mut input[succ.index()], &out) {
-                if !queued[succ.index()] {
-                    queued[succ.index()] = true;
-                    // Keep roughly reverse-postorder: earlier nodes first.
-                    if work
-                        .front()
-                        .is_some_and(|f| rank[f.index()] > rank[succ.index()])
-                    {
-                        work.push_front(succ);
-                    } else {
-                        work.push_back(succ);
-                    }
+            // The join runs first, always; only a changed state requeues.
+            if problem.join_into(&mut input[succ.index()], &out) && !queued[succ.index()] {
+                queued[succ.index()] = true;
+                // Keep roughly reverse-postorder: earlier nodes first.
+                if work
+                    .front()
+                    .is_some_and(|f| rank[f.index()] > rank[succ.index()])
+                {
+                    work.push_front(succ);
+                } else {
+                    work.push_back(succ);
                 }
             }
         }
