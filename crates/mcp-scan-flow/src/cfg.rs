@@ -314,6 +314,17 @@ pub trait Forward<'a> {
     /// The state nothing has reached yet.
     fn bottom(&self) -> Self::State;
     fn join(&self, a: &Self::State, b: &Self::State) -> Self::State;
+    /// `into := join(into, b)`, and whether `into` changed. A problem with large states
+    /// overrides it to join in place instead of building and comparing a whole new state.
+    fn join_into(&self, into: &mut Self::State, b: &Self::State) -> bool {
+        let joined = self.join(into, b);
+        if joined != *into {
+            *into = joined;
+            true
+        } else {
+            false
+        }
+    }
     fn transfer(&mut self, ix: NodeIndex, node: &Node<'a>, input: &Self::State) -> Self::State;
 }
 
@@ -363,20 +374,17 @@ pub fn solve<'a, P: Forward<'a>>(
         }
         for e in cfg.graph.edges_directed(ix, Direction::Outgoing) {
             let succ = e.target();
-            let joined = problem.join(&input[succ.index()], &out);
-            if joined != input[succ.index()] {
-                input[succ.index()] = joined;
-                if !queued[succ.index()] {
-                    queued[succ.index()] = true;
-                    // Keep roughly reverse-postorder: earlier nodes first.
-                    if work
-                        .front()
-                        .is_some_and(|f| rank[f.index()] > rank[succ.index()])
-                    {
-                        work.push_front(succ);
-                    } else {
-                        work.push_back(succ);
-                    }
+            // The join runs first, always; only a changed state requeues.
+            if problem.join_into(&mut input[succ.index()], &out) && !queued[succ.index()] {
+                queued[succ.index()] = true;
+                // Keep roughly reverse-postorder: earlier nodes first.
+                if work
+                    .front()
+                    .is_some_and(|f| rank[f.index()] > rank[succ.index()])
+                {
+                    work.push_front(succ);
+                } else {
+                    work.push_back(succ);
                 }
             }
         }

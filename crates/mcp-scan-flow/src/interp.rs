@@ -398,7 +398,13 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             // Import cycle: the module is being evaluated; see no globals rather than loop.
             return Rc::new(Vars::new());
         }
+        // A module's top level runs once, at import, whoever first reads its globals: it
+        // starts at call depth 0, not at the depth of the call that happened to need it (a
+        // global read eight calls deep would otherwise leave the module's own calls, a
+        // `main()` under `if __name__ == "__main__"` among them, no depth at all).
+        let outer = std::mem::take(&mut self.stack);
         let (_, vars) = self.analyze_fn(m, Module::TOP_LEVEL, Vec::new());
+        self.stack = outer;
         self.globals_busy.remove(&m);
         let g = Rc::new(vars);
         self.globals.insert(m, g.clone());
@@ -642,8 +648,13 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             });
         }
         if self.stack.len() >= MAX_CALL_DEPTH || self.analyses >= MAX_ANALYSES {
+            let depth = self.stack.len() >= MAX_CALL_DEPTH;
             self.limit.get_or_insert_with(|| {
-                format!("call depth or work limit reached at {callee_name}()")
+                if depth {
+                    format!("call depth limit ({MAX_CALL_DEPTH} nested calls) reached at {callee_name}()")
+                } else {
+                    format!("work limit ({MAX_ANALYSES} function analyses) reached at {callee_name}()")
+                }
             });
             let mut ret = Val::default();
             for b in &bound {
@@ -782,6 +793,37 @@ impl<'ir> Forward<'ir> for Frame<'_, '_, '_> {
                 Some(out)
             }
         }
+    }
+
+    /// In place: the successor's state is not cloned, and a variable whose value is already
+    /// the incoming one is neither cloned nor joined (most of them, at a loop head).
+    fn join_into(&self, into: &mut Self::State, b: &Self::State) -> bool {
+        let Some(b) = b else {
+            return false;
+        };
+        let Some(a) = into else {
+            *into = Some(b.clone());
+            return true;
+        };
+        let mut changed = false;
+        for (k, v) in b {
+            match a.get_mut(k) {
+                Some(mine) if mine == v => {}
+                Some(mine) => {
+                    let mut joined = mine.clone();
+                    joined.join_in(v);
+                    if joined != *mine {
+                        *mine = joined;
+                        changed = true;
+                    }
+                }
+                None => {
+                    a.insert(k.clone(), v.clone());
+                    changed = true;
+                }
+            }
+        }
+        changed
     }
 
     fn transfer(&mut self, _ix: NodeIndex, node: &Node<'ir>, input: &Self::State) -> Self::State {

@@ -857,3 +857,59 @@ def disk_report() -> list:
     assert_eq!(s040.len(), 1, "{s040:?}");
     assert!(s040[0].contains("/proc/net/arp"), "{s040:?}");
 }
+
+/// A tool reading `settings.API` at the end of a chain of `calls` helpers, where the module
+/// `settings` computes `API` at import through four nested calls.
+fn deep_global_server(calls: usize) -> Vec<ToolResult> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = String::from(HEADER.replace("\nmcp", "\nimport settings\nmcp").as_str());
+    for i in 1..calls {
+        server.push_str(&format!("def l{i}(x):\n    return l{}(x)\n\n", i + 1));
+    }
+    server.push_str(&format!(
+        "def l{calls}(x):\n    return settings.API + x\n\n"
+    ));
+    server.push_str("@mcp.tool()\ndef deep(q: str) -> str:\n    \"\"\"x\"\"\"\n    return l1(q)\n");
+    let settings = "import os\n\ndef _read():\n    return _h1()\n\ndef _h1():\n    return _h2()\n\ndef _h2():\n    return _h3()\n\ndef _h3():\n    return os.environ.get(\"SETTINGS_URL\", \"https://example.org\")\n\nAPI = _read()\n";
+    std::fs::write(dir.path().join("server.py"), server).expect("write");
+    std::fs::write(dir.path().join("settings.py"), settings).expect("write");
+    let tree = scan_tree(dir.path(), &DiscoverOptions::default()).expect("scan");
+    let input = Input {
+        server: "t",
+        modules: &tree.modules,
+        sources: &tree.sources,
+        incomplete_files: &tree.incomplete_files,
+    };
+    analyze(&input)
+}
+
+#[test]
+fn a_module_read_deep_in_a_call_chain_runs_its_top_level_from_depth_zero() {
+    // `settings` is first needed six calls deep; its own import-time calls (four deep) are
+    // the module's, not the tool's, and do not count against the tool's call depth.
+    let rs = server_or_panic(deep_global_server(6));
+    let r = result(&rs, "deep");
+    assert!(r.behavior.complete, "{:?}", r.incomplete);
+    assert!(r.incomplete.is_none(), "{:?}", r.incomplete);
+}
+
+#[test]
+fn a_tool_call_chain_deeper_than_the_limit_is_still_incomplete_and_says_depth() {
+    // Twin: the tool's own chain is longer than the call-depth limit: incomplete, never
+    // SAFE, and the reason names the depth limit (not the work limit).
+    let rs = server_or_panic(deep_global_server(12));
+    let r = result(&rs, "deep");
+    assert!(!r.behavior.complete);
+    assert!(
+        r.incomplete
+            .as_deref()
+            .is_some_and(|m| m.contains("call depth limit")),
+        "{:?}",
+        r.incomplete
+    );
+}
+
+fn server_or_panic(rs: Vec<ToolResult>) -> Vec<ToolResult> {
+    assert!(!rs.is_empty(), "no tool analysed");
+    rs
+}

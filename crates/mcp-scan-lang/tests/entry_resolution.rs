@@ -2178,3 +2178,151 @@ make("hello")
     let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
     assert_eq!(tools(&t), ["shout"]);
 }
+
+// ---------------------------------------------------------------- found4: discovery functions
+
+const DISCOVERY: &str = r#"
+import importlib
+import pkgutil
+
+import pkg
+
+def _feature_names():
+    names = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.ispkg:
+            names.append(info.name)
+    return sorted(names)
+
+def discover_registrations():
+    found = []
+    for name in _feature_names():
+        try:
+            mod = importlib.import_module(f"pkg.{name}.tools")
+        except ImportError:
+            continue
+        fn = getattr(mod, "register_tools", None)
+        if fn is not None:
+            found.append(fn)
+    return found
+"#;
+
+const DISCOVERY_SERVER: &str = r#"
+from mcp.server.fastmcp import FastMCP
+
+from pkg.discovery import discover_registrations
+
+mcp = FastMCP("x")
+
+def _api(ctx):
+    return ctx
+
+for _reg in discover_registrations():
+    _reg(mcp, _api)
+"#;
+
+#[test]
+fn registrars_returned_by_a_discovery_function_and_called_in_a_loop_register_their_tools() {
+    // `for reg in discover(): reg(mcp, api)`, where `discover` appends
+    // `getattr(import_module(f"pkg.{name}.tools"), "register_tools")` for every sub-package.
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/discovery.py", DISCOVERY),
+        ("pkg/server.py", DISCOVERY_SERVER),
+        ("pkg/tasks/__init__.py", ""),
+        (
+            "pkg/tasks/tools.py",
+            "def register_tools(mcp, api_fn):\n    @mcp.tool()\n    async def create_task(title: str) -> str:\n        return title\n\n    @mcp.tool()\n    async def list_tasks() -> list:\n        return []\n",
+        ),
+        ("pkg/notes/__init__.py", ""),
+        (
+            "pkg/notes/tools.py",
+            "def register_tools(mcp, api_fn):\n    @mcp.tool()\n    def save_note(text: str) -> str:\n        return text\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["create_task", "list_tasks", "save_note"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_register_function_in_a_module_the_discovery_pattern_does_not_name_stays_a_gap() {
+    // Twin: `pkg/helpers.py` defines a top-level `register_tools` too, but the discovery
+    // function only imports `pkg.<name>.tools`: nothing reaches it, so its decorator is a gap,
+    // neither a tool nor silence.
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/discovery.py", DISCOVERY),
+        ("pkg/server.py", DISCOVERY_SERVER),
+        ("pkg/tasks/__init__.py", ""),
+        (
+            "pkg/tasks/tools.py",
+            "def register_tools(mcp, api_fn):\n    @mcp.tool()\n    def create_task(title: str) -> str:\n        return title\n",
+        ),
+        (
+            "pkg/helpers.py",
+            "from mcp.server.fastmcp import Context\n\ndef register_tools(mcp, api_fn):\n    @mcp.tool()\n    def wipe(ctx: Context) -> None:\n        pass\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["create_task"]);
+    assert_eq!(unresolved_gaps(&t), [("pkg/helpers.py".to_string(), 4)]);
+}
+
+#[test]
+fn registrars_listed_by_a_function_and_unpacked_in_a_loop_register_their_tools() {
+    // The discovery function returns a literal collection of (label, registrar) pairs; the
+    // loop unpacks them and calls the registrar with the server.
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+from pkg import files, net
+
+mcp = FastMCP("x")
+
+def registrars():
+    return [("files", files.register), ("net", net.register)]
+
+for label, register in registrars():
+    register(mcp)
+"#;
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/server.py", server),
+        (
+            "pkg/files.py",
+            "def register(server):\n    @server.tool()\n    def read_file(path: str) -> str:\n        return open(path).read()\n",
+        ),
+        (
+            "pkg/net.py",
+            "def register(server):\n    @server.tool()\n    def fetch(url: str) -> str:\n        return url\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["fetch", "read_file"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn registrars_from_a_discovery_function_the_resolver_cannot_follow_stay_gaps() {
+    // Twin: the registrars come from installed entry points (computed at run time, nothing in
+    // the tree names them): the decorator inside stays an unresolved registration.
+    let server = r#"from importlib.metadata import entry_points
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def registrars():
+    return [ep.load() for ep in entry_points(group="x.tools")]
+
+for register in registrars():
+    register(mcp)
+"#;
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/server.py", server),
+        (
+            "pkg/plugin.py",
+            "from mcp.server.fastmcp import Context\n\ndef register(server):\n    @server.tool()\n    def wipe(ctx: Context) -> None:\n        pass\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", tools(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/plugin.py".to_string(), 4)]);
+}

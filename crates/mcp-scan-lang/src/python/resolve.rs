@@ -89,17 +89,21 @@ enum Val {
     Func(usize, FuncId),
     /// Something from outside the tree that is known not to be a server (`toolbox.Registry()`).
     External,
-    /// `importlib.import_module(f"pkg.tools.{name}")`: one of the tree's modules whose dotted
-    /// name starts with the constant prefix, which one unknown.
-    DynModule(String),
-    /// An attribute of a [`Val::DynModule`]: the module-level binding of that name in any of
-    /// the modules it may be.
-    DynAttr(String, String),
+    /// `importlib.import_module(f"pkg.{name}.tools")`: one of the tree's modules whose dotted
+    /// name starts with the constant prefix (`pkg.`) and ends with the constant suffix
+    /// (`.tools`), which one unknown.
+    DynModule(String, String),
+    /// An attribute of a [`Val::DynModule`] (prefix, suffix, attribute): the module-level
+    /// binding of that name in any of the modules it may be.
+    DynAttr(String, String, String),
 }
 
 type BindTable<'a> = HashMap<&'a str, Vec<Bind<'a>>>;
 /// Calls by the last segment of their callee: (module, function, call).
 type CallIndex<'a> = HashMap<&'a str, Vec<(usize, FuncId, &'a Expr)>>;
+/// Calls of a `for` loop's variable (`for reg in discover(): reg(mcp)`): (module, function,
+/// call, the loop's target, the loop's iterable).
+type LoopCalls<'a> = Vec<(usize, FuncId, &'a Expr, &'a Expr, &'a Expr)>;
 type DictItems = Vec<(Option<Expr>, Expr)>;
 /// An element of a collection with the module and function it is written in.
 type Elem = (Expr, usize, FuncId);
@@ -209,6 +213,8 @@ struct Resolver<'a> {
     class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
     /// Calls by the last segment of their callee, for parameter inference (built lazily).
     calls_by_name: RefCell<Option<CallIndex<'a>>>,
+    /// Calls through a loop variable, for parameter inference (built lazily).
+    loop_calls: RefCell<Option<LoopCalls<'a>>>,
     /// Locals whose assignments are being unioned by [`Resolver::bound_elements`].
     set_visiting: RefCell<Vec<(usize, FuncId, String)>>,
     /// [`Resolver::list_additions`] by (module, scope, name): a module-level list's additions
@@ -554,6 +560,7 @@ impl<'a> Resolver<'a> {
             memo: RefCell::new(HashMap::new()),
             class_styles: RefCell::new(HashMap::new()),
             calls_by_name: RefCell::new(None),
+            loop_calls: RefCell::new(None),
             set_visiting: RefCell::new(Vec::new()),
             additions: RefCell::new(HashMap::new()),
             wrappers: HashMap::new(),
@@ -798,11 +805,11 @@ impl<'a> Resolver<'a> {
                 Some(Val::Func(tm, tf)) => tm == m && tf == f,
                 // `importlib.import_module(f"pkg.tools.{n}").register(mcp)` reaches the
                 // module-level `register` of every module under `pkg.tools.`.
-                Some(Val::DynAttr(prefix, attr)) => {
+                Some(Val::DynAttr(prefix, suffix, attr)) => {
                     attr == func.name
                         && func.parent.is_none_or(|p| p == Module::TOP_LEVEL)
                         && func.class.is_none()
-                        && format!(".{}", self.mods[m].name).contains(&format!(".{prefix}"))
+                        && dyn_module_matches(&self.mods[m].name, &prefix, &suffix)
                 }
                 _ => false,
             };
@@ -854,7 +861,119 @@ impl<'a> Resolver<'a> {
                 return Some(v);
             }
         }
+        self.param_from_loop_callers(m, f, i, depth)
+    }
+
+    /// A parameter of a function that is called through a loop variable, the loop iterating
+    /// over what a discovery function returns or a collection of registrars
+    /// (`for reg in discover_registrations(): reg(mcp, api)`): the argument of such a call when
+    /// an element the loop may bind evaluates to this function. Only module-level functions
+    /// and functions of a loop's elements are reached this way; anything else stays a gap.
+    fn param_from_loop_callers(&self, m: usize, f: FuncId, i: usize, depth: usize) -> Option<Val> {
+        let func = self.func(m, f)?;
+        if func.class.is_some() {
+            return None;
+        }
+        let p = func.params.get(i)?;
+        self.ensure_loop_calls();
+        let calls = self.loop_calls.borrow().clone().unwrap_or_default();
+        for (cm, cf, call, target, iter) in calls.into_iter().take(MAX_CALLERS) {
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let arg = args
+                .iter()
+                .find(|a| a.name.as_deref() == Some(p.name.as_str()))
+                .or_else(|| {
+                    args.iter()
+                        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                        .nth(i)
+                });
+            let Some(arg) = arg else {
+                continue;
+            };
+            let env = Env {
+                m: cm,
+                f: cf,
+                subst: &[],
+            };
+            let Some(elems) = self.literal_elements(iter, env, 0) else {
+                continue;
+            };
+            for (el, em, ef) in elems {
+                let mut subst = Vec::new();
+                bind_element(target, &el, em, ef, &mut subst);
+                let inner = Env {
+                    m: cm,
+                    f: cf,
+                    subst: &subst,
+                };
+                let reaches = match self.eval(callee, inner, depth + 1) {
+                    Some(Val::Func(tm, tf)) => tm == m && tf == f,
+                    Some(Val::DynAttr(prefix, suffix, attr)) => {
+                        attr == func.name
+                            && func.parent.is_none_or(|p| p == Module::TOP_LEVEL)
+                            && dyn_module_matches(&self.mods[m].name, &prefix, &suffix)
+                    }
+                    _ => false,
+                };
+                if reaches && let Some(v) = self.eval(&arg.value, inner, depth + 1) {
+                    return Some(v);
+                }
+            }
+        }
         None
+    }
+
+    fn ensure_loop_calls(&self) {
+        if self.loop_calls.borrow().is_some() {
+            return;
+        }
+        fn scan<'a>(
+            stmts: &'a [Stmt],
+            at: (usize, FuncId),
+            loops: &mut Vec<(&'a Expr, &'a Expr)>,
+            out: &mut LoopCalls<'a>,
+        ) {
+            for s in stmts {
+                let mut calls = Vec::new();
+                for e in stmt_exprs(s) {
+                    each_call(e, &mut calls);
+                }
+                for c in calls {
+                    if let ExprKind::Call { callee, .. } = &c.kind
+                        && let ExprKind::Name(n) = &callee.kind
+                        && let Some((t, it)) = loops.iter().rev().find(|(t, _)| binds_name(t, n))
+                    {
+                        out.push((at.0, at.1, c, t, it));
+                    }
+                }
+                if let StmtKind::For {
+                    target,
+                    iter,
+                    body,
+                    orelse,
+                    ..
+                } = &s.kind
+                {
+                    loops.push((target, iter));
+                    scan(body, at, loops, out);
+                    loops.pop();
+                    scan(orelse, at, loops, out);
+                    continue;
+                }
+                for b in stmt_blocks(s) {
+                    scan(b, at, loops, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (mi, md) in self.mods.iter().enumerate() {
+            for (fi, func) in md.functions.iter().enumerate() {
+                scan(&func.body, (mi, fi), &mut Vec::new(), &mut out);
+            }
+        }
+        *self.loop_calls.borrow_mut() = Some(out);
     }
 
     /// Every call in the tree whose callee's last segment is `name`, with its module and
@@ -1006,7 +1125,7 @@ impl<'a> Resolver<'a> {
                 self.member(cm, &c, attr, true, depth + 1)
             }
             Val::Class(cm, c) => self.member(cm, &c, attr, false, depth + 1),
-            Val::DynModule(prefix) => Some(Val::DynAttr(prefix, attr.to_string())),
+            Val::DynModule(prefix, suffix) => Some(Val::DynAttr(prefix, suffix, attr.to_string())),
             Val::External => Some(Val::External),
             _ => None,
         }
@@ -1282,6 +1401,11 @@ impl<'a> Resolver<'a> {
             Some(n) => (n, true),
             None => (const_prefix(&a.value), false),
         };
+        let suffix = if exact {
+            String::new()
+        } else {
+            const_suffix(&a.value)
+        };
         let dots = name.chars().take_while(|c| *c == '.').count();
         let name = if dots > 0 {
             // Relative to the importing module's package (`package=__name__`/`__package__`).
@@ -1308,7 +1432,7 @@ impl<'a> Resolver<'a> {
             return Some(Val::Module(name));
         }
         // Without a package prefix the module could be anything, in or out of the tree.
-        (name.contains('.')).then_some(Val::DynModule(name))
+        (name.contains('.')).then_some(Val::DynModule(name, suffix))
     }
 
     /// `mcp.tool(fn)` (fastmcp) registers directly; `mcp.tool("name")` builds a decorator.
@@ -4324,6 +4448,16 @@ fn in_loop(stmts: &[Stmt], call: &Expr, looping: bool) -> bool {
     false
 }
 
+/// Whether a `for` target (`x`, `(name, x)`, `[*xs]`) binds `n`.
+fn binds_name(target: &Expr, n: &str) -> bool {
+    match &target.kind {
+        ExprKind::Name(t) => t == n,
+        ExprKind::Tuple(ts) | ExprKind::List(ts) => ts.iter().any(|t| binds_name(t, n)),
+        ExprKind::Starred(t) => binds_name(t, n),
+        _ => false,
+    }
+}
+
 /// The innermost `for` statement whose body holds `call`: its target and iterable.
 fn enclosing_for<'s>(stmts: &'s [Stmt], call: &Expr) -> Option<(&'s Expr, &'s Expr)> {
     let (a, b) = (call.span.start_byte, call.span.end_byte);
@@ -4454,6 +4588,39 @@ fn const_prefix(e: &Expr) -> String {
         ExprKind::Binary { op, left, .. } if op == "+" => const_prefix(left),
         _ => String::new(),
     }
+}
+
+/// The constant end of a string built at run time (`.tools` of `f"pkg.{name}.tools"`).
+fn const_suffix(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::FormatStr(parts) => {
+            let mut out = Vec::new();
+            for p in parts.iter().rev() {
+                match p {
+                    mcp_scan_ir::StrPart::Lit(l) => out.push(l.as_str()),
+                    mcp_scan_ir::StrPart::Expr(_) => break,
+                }
+            }
+            out.into_iter().rev().collect()
+        }
+        ExprKind::Binary { op, right, .. } if op == "+" => match &right.kind {
+            ExprKind::Str(s) => s.clone(),
+            _ => const_suffix(right),
+        },
+        _ => String::new(),
+    }
+}
+
+/// Whether the tree module `name` may be the one a [`Val::DynModule`] with this constant
+/// prefix and suffix names: the prefix starts a dotted segment (the tree may sit under a
+/// source folder) and what follows it ends with the suffix.
+fn dyn_module_matches(name: &str, prefix: &str, suffix: &str) -> bool {
+    let full = format!(".{name}");
+    let pat = format!(".{prefix}");
+    full.match_indices(&pat).any(|(i, _)| {
+        let rest = &full[i + pat.len()..];
+        rest.len() >= suffix.len() && rest.ends_with(suffix)
+    })
 }
 
 /// A bound name replaced by its value, also inside the string-building expressions names are
