@@ -249,7 +249,8 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    session((read, write), cfg, alive, false).await
+    // What rmcp writes is reshaped into a common client's exact messages (wire.rs).
+    session((read, crate::wire::shim(write)), cfg, alive, false).await
 }
 
 /// Lists everything a remote (streamable HTTP) server offers, without calling anything.

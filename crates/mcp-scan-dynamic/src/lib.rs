@@ -19,6 +19,7 @@ pub mod second_run;
 pub mod sinks;
 pub mod sse;
 pub mod trace;
+pub mod wire;
 pub mod witness;
 
 use mcp_scan_core::{

@@ -305,6 +305,8 @@ fixture_tests! {
     resolver_hijack_check_is_info_at_most => "honest_dns_wildcard",
     dormant_while_system_calls_are_slow_is_caught_by_second_run_always => "evade_syscall_timing",
     timing_file_opens_under_second_run_always_is_clean => "honest_syscall_timing",
+    dormant_unless_requests_have_the_typescript_sdks_byte_shape_is_caught => "evade_client_wire",
+    showing_raw_requests_in_an_answer_is_clean => "honest_client_wire",
     dormant_for_a_sandbox_user_home_or_hostname_is_caught => "evade_sandbox_user",
     greeting_the_user_by_name_is_clean => "honest_sandbox_user",
     dormant_in_a_fresh_home_of_new_canaries_is_caught => "evade_fresh_home",
