@@ -113,7 +113,7 @@ pub struct Event {
 
 impl Event {
     /// An event with nothing but its time, process and kind.
-    fn bare(ts: f64, pid: u32, kind: EventKind, syscall: String, raw: String) -> Self {
+    pub(crate) fn bare(ts: f64, pid: u32, kind: EventKind, syscall: String, raw: String) -> Self {
         Event {
             seq: 0,
             ts,

@@ -348,7 +348,8 @@ where
         kept: 0,
         out: out.clone(),
     };
-    let mut ex = session((tee, write), cfg, alive, false).await;
+    // What rmcp writes is reshaped into a common client's exact messages (wire.rs).
+    let mut ex = session((tee, crate::wire::shim(write)), cfg, alive, false).await;
     if let Ok(mut o) = out.lock() {
         ex.server_messages = std::mem::take(&mut *o);
     }

@@ -105,15 +105,7 @@ fn key_hint(key: &str) -> Option<Value> {
         return Some(json!(work_dir()));
     }
     if has("email") {
-        return Some(json!(pick_or(
-            "user@example.com",
-            &[
-                "maria.garcia@posteo.de",
-                "j.novak@outlook.com",
-                "sam.lee@fastmail.com"
-            ],
-            key
-        )));
+        return Some(json!(pick_or("user@example.com", EMAILS, key)));
     }
     if has("timezone") || k == "tz" {
         return Some(json!("UTC"));
@@ -134,7 +126,7 @@ fn key_hint(key: &str) -> Option<Value> {
         return Some(json!("12:00"));
     }
     if has("date") {
-        return Some(json!("2024-01-15"));
+        return Some(json!(recent_date(key, false)));
     }
     None
 }
@@ -163,15 +155,98 @@ fn pick_word(key: &str) -> &'static str {
 fn format_value(format: &str) -> Option<Value> {
     Some(match format {
         "uri" | "url" | "iri" | "uri-reference" => json!(pick_url(format)),
-        "email" => json!("user@example.com"),
-        "date" => json!("2024-01-15"),
-        "date-time" => json!("2024-01-15T12:00:00Z"),
-        "time" => json!("12:00:00"),
-        "uuid" => json!("123e4567-e89b-12d3-a456-426614174000"),
-        "ipv4" => json!("192.0.2.1"),
-        "hostname" => json!("example.com"),
+        "email" => json!(pick_or("user@example.com", EMAILS, format)),
+        "date" => json!(recent_date(format, false)),
+        "date-time" => json!(recent_date(format, true)),
+        "time" => json!(pick_or(
+            "12:00:00",
+            &["09:30:00", "14:15:00", "16:45:00"],
+            format
+        )),
+        "uuid" => json!(seeded_uuid(format)),
+        "ipv4" => json!(pick_or(
+            "192.0.2.1",
+            &["192.168.1.23", "10.0.0.14", "192.168.0.101"],
+            format
+        )),
+        "hostname" => json!(pick_host(format)),
         _ => return None,
     })
+}
+
+// The documentation values (`2024-01-15`, Wikipedia's example UUID, TEST-NET addresses) are what a
+// scanner sends; a user's agent sends today's dates and ids that differ every time.
+const EMAILS: &[&str] = &[
+    "maria.garcia@posteo.de",
+    "j.novak@outlook.com",
+    "sam.lee@fastmail.com",
+];
+
+fn seeded(key: &str) -> Option<crate::identity::Rng> {
+    STYLE.with(|s| {
+        let s = s.borrow();
+        (s.0.seed != 0).then(|| {
+            crate::identity::Rng::new(
+                key.bytes()
+                    .fold(s.0.seed ^ s.1, |h, b| h.rotate_left(5) ^ u64::from(b)),
+            )
+        })
+    })
+}
+
+/// A date a few days back from today (`2024-01-15` for the unseeded style).
+fn recent_date(key: &str, with_time: bool) -> String {
+    let Some(mut r) = seeded(key) else {
+        return if with_time {
+            "2024-01-15T12:00:00Z".into()
+        } else {
+            "2024-01-15".into()
+        };
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(1_750_000_000);
+    let t = now - 86_400 * r.below(10) as i64;
+    let (y, m, d) = civil(t.div_euclid(86_400));
+    if with_time {
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:00Z",
+            8 + r.below(10),
+            r.below(60)
+        )
+    } else {
+        format!("{y:04}-{m:02}-{d:02}")
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's civil_from_days).
+fn civil(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A version-4 UUID from the run's seed (Wikipedia's example for the unseeded style).
+fn seeded_uuid(key: &str) -> String {
+    let Some(mut r) = seeded(key) else {
+        return "123e4567-e89b-12d3-a456-426614174000".into();
+    };
+    let (a, b) = (r.next_u64(), r.next_u64());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | (b >> 48) & 0x3fff,
+        b & 0xffff_ffff_ffff
+    )
 }
 
 fn schema_type(schema: &Map<String, Value>) -> Option<String> {
@@ -474,6 +549,52 @@ mod tests {
         let s = obj(json!({"type": "object", "properties": {"a": {"type": "number"}}}));
         let probes = crate::rules::RuntimeRules::builtin().probes.clone();
         assert_eq!(synthesize(&s, &probes, &|i| i.to_string()).len(), 1);
+    }
+
+    #[test]
+    fn seeded_dates_ids_and_addresses_are_recent_and_vary_not_documentation_values() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {
+                "when": {"type": "string", "format": "date"},
+                "at": {"type": "string", "format": "date-time"},
+                "id": {"type": "string", "format": "uuid"},
+                "ip": {"type": "string", "format": "ipv4"},
+                "start_date": {"type": "string"}
+            }
+        }));
+        let run = |seed| {
+            let style = InputStyle {
+                work: SANDBOX_WORK.into(),
+                seed,
+            };
+            synthesize_with(&s, &[], &style, &|i| i.to_string())[0]
+                .arguments
+                .clone()
+        };
+        let (a, b) = (run(11), run(12));
+        let today = civil(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("clock")
+                .as_secs() as i64
+                / 86_400,
+        );
+        let year = format!("{:04}-", today.0);
+        for k in ["when", "at", "start_date"] {
+            let v = a[k].as_str().expect("string");
+            assert!(
+                v.starts_with(&year) || v.starts_with(&format!("{:04}-", today.0 - 1)),
+                "{k}: {v}"
+            );
+            assert!(!v.starts_with("2024-01-15"), "{k}: {v}");
+        }
+        assert_ne!(a["id"], json!("123e4567-e89b-12d3-a456-426614174000"));
+        assert_ne!(a["id"], b["id"], "ids differ per run");
+        assert_eq!(a["id"].as_str().map(str::len), Some(36));
+        assert_ne!(a["ip"], json!("192.0.2.1"));
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(19_723), (2024, 1, 1));
     }
 
     #[test]

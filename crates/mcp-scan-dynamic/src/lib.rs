@@ -12,11 +12,14 @@ pub mod identity;
 pub mod inputs;
 pub mod paths;
 pub mod pins;
+pub mod resolver;
 pub mod rules;
 pub mod sandbox;
+pub mod second_run;
 pub mod sinks;
 pub mod sse;
 pub mod trace;
+pub mod wire;
 pub mod witness;
 
 use mcp_scan_core::{
@@ -78,6 +81,8 @@ pub struct DynamicOptions {
     pub soak: Duration,
     /// Spread calls over time like a client driven by a person and a model.
     pub pacing: bool,
+    /// When to run the server again without the tracer (`--second-run`).
+    pub second_run: second_run::SecondRun,
 }
 
 impl DynamicOptions {
@@ -102,6 +107,7 @@ impl DynamicOptions {
             client: exercise::ClientProfile::default(),
             soak: Duration::ZERO,
             pacing: true,
+            second_run: second_run::SecondRun::Auto,
         }
     }
 }
@@ -132,6 +138,10 @@ pub struct DynamicOutcome {
     pub captures: Vec<sinks::Capture>,
     pub exercise: exercise::Exercise,
     pub stderr: String,
+    /// Signs in the trace that the server looked for a tracer (see [`second_run`]).
+    pub tracer_tells: Vec<String>,
+    /// What the second, untraced run did (why, how long, findings added), when there was one.
+    pub second_run: Option<String>,
 }
 
 fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
@@ -154,8 +164,51 @@ fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
         })
 }
 
-/// Runs one dynamic scan to completion.
+/// Runs one dynamic scan to completion: the traced run, then (see [`second_run`]) the same
+/// server again without the tracer when the first run saw it look for a sandbox or a tracer.
 pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
+    let seed = opts.seed.unwrap_or_else(identity::random_seed);
+    let mut outcome = scan_once(opts, seed)?;
+    let r019 = outcome
+        .report
+        .findings()
+        .any(|f| f.rule_id == rules::RuleId::SandboxProbe.id());
+    let Some(why) = second_run::reason(opts.second_run, opts.traced, r019, &outcome.tracer_tells)
+    else {
+        return Ok(outcome);
+    };
+    let again = DynamicOptions {
+        traced: false,
+        seed: Some(seed),
+        // The first run already checked and wrote the pins and the out dir.
+        pin_dir: None,
+        out_dir: None,
+        second_run: second_run::SecondRun::Never,
+        ..opts.clone()
+    };
+    let started = std::time::Instant::now();
+    match scan_once(&again, seed) {
+        Ok(u) => {
+            let added = second_run::merge(&mut outcome.report, &u.report, &why);
+            outcome.captures.extend(u.captures);
+            // Not a report diagnostic: a warning would make every such report INCOMPLETE.
+            outcome.second_run = Some(format!(
+                "second run without the tracer ({why}): {:.1}s, {added} finding(s) added",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        Err(e) => outcome.report.diagnostics.push(Diagnostic {
+            level: DiagnosticLevel::Warning,
+            file: None,
+            line: None,
+            column: None,
+            message: format!("the second, untraced run ({why}) failed: {e}"),
+        }),
+    }
+    Ok(outcome)
+}
+
+fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, DynamicError> {
     let rules = rules::RuntimeRules::load()
         .map_err(|e| DynamicError::Other(format!("built-in runtime rules do not load: {e}")))?;
     let Some(first) = opts.command.first() else {
@@ -171,7 +224,6 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
     let run =
         sandbox::RunDir::create().map_err(|e| io("cannot create the sandbox directory", e))?;
-    let seed = opts.seed.unwrap_or_else(identity::random_seed);
     let secret_names: Vec<String> = rules.canary_env.iter().map(|(n, _)| n.clone()).collect();
     let persona = identity::Identity::generate(seed, &secret_names, opts.secrets);
     let host_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
@@ -489,12 +541,15 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &evs, &captures, &raw_trace, &stderr)?;
     }
+    let tracer_tells = second_run::tracer_tells(&evs, second_run::traceme_in(&raw_trace));
     Ok(DynamicOutcome {
         report,
         events: evs,
         captures,
         exercise: ex,
         stderr,
+        tracer_tells,
+        second_run: None,
     })
 }
 
@@ -819,6 +874,8 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
         captures: Vec::new(),
         exercise: ex,
         stderr: String::new(),
+        tracer_tells: Vec::new(),
+        second_run: None,
     })
 }
 

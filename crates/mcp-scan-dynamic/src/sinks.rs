@@ -370,6 +370,8 @@ fn dns_loop(sock: UdpSocket, shared: Arc<Shared>, answer: bool) {
         };
         // Public-looking ranges: servers that refuse private addresses (SSRF guards, sandbox
         // checks) still connect, and the connection still ends at the sink.
+        // A real resolver's policy, not a wildcard: random names are NXDOMAIN (resolver.rs).
+        let answer = answer && crate::resolver::resolves(&q.name);
         let ip = if answer {
             match shared.dns.lock() {
                 Ok(mut d) => d.answer(&q.name, q.qtype),

@@ -110,6 +110,8 @@ pub const TRACED_SYSCALLS: &[&str] = &[
     "mount",
     "open_tree",
     "move_mount",
+    // Rare: `PTRACE_TRACEME` is the classic "am I traced" check (see second_run.rs).
+    "ptrace",
 ];
 
 /// strace with `-f --seccomp-bpf -ttt`.

@@ -27,6 +27,8 @@ struct Expected {
     all_secrets: bool,
     /// Seconds of `--soak`.
     soak: Option<f64>,
+    /// `--second-run` (`auto` by default).
+    second_run: Option<String>,
     #[serde(default)]
     finding: Vec<ExpectedFinding>,
 }
@@ -120,6 +122,10 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     }
     if let Some(s) = exp.soak {
         opts.soak = Duration::from_secs_f64(s);
+    }
+    if let Some(m) = &exp.second_run {
+        opts.second_run = mcp_scan_dynamic::second_run::SecondRun::named(m)
+            .unwrap_or_else(|| panic!("{name}: unknown second_run `{m}`"));
     }
     let started = Instant::now();
     let outcome = match scan(&opts) {
@@ -291,6 +297,16 @@ fixture_tests! {
     reading_own_status_for_a_diagnostic_is_low => "honest_tracer_pid",
     dormant_while_the_parent_is_a_tracer_is_caught => "evade_parent_tracer",
     reading_the_parents_name_for_a_diagnostic_is_low => "honest_parent_tracer",
+    dormant_while_ptrace_traceme_fails_is_caught_by_the_untraced_second_run => "evade_traceme",
+    ptrace_traceme_check_shaping_an_answer_is_clean => "honest_traceme",
+    dormant_under_a_seccomp_filter_is_caught_by_the_untraced_second_run => "evade_seccomp_status",
+    reading_own_seccomp_status_for_a_diagnostic_is_clean => "honest_seccomp_status",
+    dormant_while_a_random_name_resolves_is_caught => "evade_dns_wildcard",
+    resolver_hijack_check_is_info_at_most => "honest_dns_wildcard",
+    dormant_while_system_calls_are_slow_is_caught_by_second_run_always => "evade_syscall_timing",
+    timing_file_opens_under_second_run_always_is_clean => "honest_syscall_timing",
+    dormant_unless_requests_have_the_typescript_sdks_byte_shape_is_caught => "evade_client_wire",
+    showing_raw_requests_in_an_answer_is_clean => "honest_client_wire",
     dormant_for_a_sandbox_user_home_or_hostname_is_caught => "evade_sandbox_user",
     greeting_the_user_by_name_is_clean => "honest_sandbox_user",
     dormant_in_a_fresh_home_of_new_canaries_is_caught => "evade_fresh_home",

@@ -79,6 +79,14 @@ pub struct DynamicArgs {
     #[arg(long)]
     pub no_pacing: bool,
 
+    /// Run the server a second time without the tracer (same persona and inputs, observed
+    /// through the network sinks, HOME's file changes and the JSON-RPC stream), merging what
+    /// only that run shows: `auto` when the traced run saw it look for a sandbox or a tracer,
+    /// `always` (tracer checks that leave no trace, such as timing; about twice the time),
+    /// `never`.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub second_run: String,
+
     /// Alias of `--format raw`.
     #[arg(long)]
     pub json: bool,
@@ -175,6 +183,9 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
         opts.secrets = mcp_scan_dynamic::identity::SecretEnv::All;
     }
     opts.pacing = !args.no_pacing;
+    if let Some(m) = mcp_scan_dynamic::second_run::SecondRun::named(&args.second_run) {
+        opts.second_run = m;
+    }
     let outcome = match mcp_scan_dynamic::scan(&opts) {
         Ok(o) => o,
         Err(DynamicError::Sandbox(e)) => {
@@ -184,5 +195,8 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
         }
         Err(e) => return Err(e).context("dynamic scan failed"),
     };
+    if let Some(note) = &outcome.second_run {
+        eprintln!("note: {note}");
+    }
     crate::output::emit(outcome.report, &args.output)
 }
