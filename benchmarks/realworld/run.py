@@ -7,7 +7,7 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
 (--totals: totals per split only, for a held-out half whose per-package results are not to be read)
 """
 import argparse
@@ -78,7 +78,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2",
-                                                             "unseen3-dev", "unseen3-heldout", "unseen3", "all"])
+                                                             "unseen3-dev", "unseen3-heldout", "unseen3",
+                                                             "unseen4-dev", "unseen4-heldout", "unseen4", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=2)
@@ -141,7 +142,8 @@ def main():
             print(f"  [{f['verdict']:8}] {f['severity']:8} {f['rule']:10} {res['package']}/{f['tool']}: {f['observation'][:160]}")
             print(f"             key {f['key']}")
     print()
-    for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout", "all"):
+    for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout",
+                  "unseen4-dev", "unseen4-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:
             continue
