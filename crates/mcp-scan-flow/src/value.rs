@@ -430,8 +430,18 @@ impl Val {
                     // branch): what every side starts with is still known, which keeps a fixed
                     // host or root visible after `if q: url += "?" + q`.
                     a.extend(b);
-                    self.konst = common_prefix(&a);
-                    self.alts.clear();
+                    match common_prefix(&a) {
+                        // Shapes with nothing in common (`/notice/…` and the same path behind a
+                        // fixed `https://host`, picked by `if not url.startswith("http")`):
+                        // each stays one of the alternatives. Adding to such a set keeps its
+                        // prefix empty and it grows only up to MAX_ALTS, then becomes unknown
+                        // for good, so a loop still converges.
+                        None if a.len() <= MAX_ALTS => self.set_candidates(a),
+                        p => {
+                            self.konst = p;
+                            self.alts.clear();
+                        }
+                    }
                 }
                 _ => {
                     self.konst = None;
