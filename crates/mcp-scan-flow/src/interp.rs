@@ -2020,7 +2020,10 @@ impl Frame<'_, '_, '_> {
             && r.is_tainted()
             // One of a few fixed templates picked by the caller (`FORMATS[kind].format(...)`)
             // is not the caller's text.
-            && r.konst.as_ref().map_or(r.alts.is_empty(), |k| k.contains(UNKNOWN))
+            && r.konst.as_ref().map_or(
+                r.alts.is_empty() || r.alts.iter().any(|a| a.contains(UNKNOWN)),
+                |k| k.contains(UNKNOWN),
+            )
         {
             // A method that is a sink on any receiver (`fmt.format(obj)`): the receiver is
             // what is acted on.
@@ -2432,7 +2435,8 @@ impl Frame<'_, '_, '_> {
                 if !self.when_holds(row.when.as_ref(), recv, argv) {
                     continue;
                 }
-                let path = select(&row.path, recv, argv).map(|v| self.path_text(v));
+                let path_val = select(&row.path, recv, argv);
+                let path = path_val.map(|v| self.path_text(v));
                 let env_name = if row.path.is_none() {
                     select(&row.detail, recv, argv).and_then(|v| v.konst.clone())
                 } else {
@@ -2445,7 +2449,21 @@ impl Frame<'_, '_, '_> {
                         sl.clone(),
                         format!("reads {p} ({})", models.sensitive_path(p).unwrap_or("")),
                     ),
-                    (Some(Some(p)), _) => (row.label.clone(), format!("reads {p}")),
+                    (Some(Some(p)), _) => {
+                        // A service's own configuration file (a folder named for it, or a path
+                        // its own configuration variable names): what it holds is that
+                        // service's settings, and sending them to it is their use.
+                        service = models.config_file_service(p).or_else(|| {
+                            let svcs: BTreeSet<Option<String>> = path_val?
+                                .all_taint()
+                                .into_iter()
+                                .filter(|(l, _)| !l.starts_with("param:"))
+                                .map(|(_, t)| t.service)
+                                .collect();
+                            (svcs.len() == 1).then(|| svcs.into_iter().next().flatten())?
+                        });
+                        (row.label.clone(), format!("reads {p}"))
+                    }
                     (None, Some(sl)) if secret_env.is_some() => {
                         let (what, svc) = secret_env.clone().unwrap_or_default();
                         service = svc;
@@ -2603,7 +2621,7 @@ impl Frame<'_, '_, '_> {
                         })
                         .unwrap_or_default();
                     taints.retain(|(l, t, _)| {
-                        !l.starts_with("secret:")
+                        !(l.starts_with("secret:") || l.starts_with("file:"))
                             || !t.service.as_ref().is_some_and(|s| {
                                 dest_host.as_ref().is_some_and(|h| h.contains(s.as_str()))
                                     || (dest_host.is_none()

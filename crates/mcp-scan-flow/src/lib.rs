@@ -520,6 +520,7 @@ fn evaluate_rules(
                 description_not_matches,
                 host_declared,
                 unless_removed,
+                unless_own_dir,
                 unless_kinds,
                 classes,
                 declared_network,
@@ -570,6 +571,16 @@ fn evaluate_rules(
                     {
                         continue;
                     }
+                    if unless_own_dir.as_ref().is_some_and(|re| re.is_match(d))
+                        && let Some((dir, _)) = d.split_once(" mode ")
+                        && !dir.is_empty()
+                        && !dir.contains('…')
+                        && b.capabilities
+                            .iter()
+                            .any(|x| x.kind == "dir-create" && x.detail.as_deref() == Some(dir))
+                    {
+                        continue;
+                    }
                     let class = DetailClass::of(classes, d);
                     if !classes.is_empty()
                         && class.is_none_or(|c| description.is_some_and(|t| c.declared.is_match(t)))
@@ -615,6 +626,18 @@ fn evaluate_rules(
                             .filter_map(|f| f.service.clone())
                             .collect();
                         let host = dest_host(&cap.kind, d);
+                        // The caller hands over the destination in a parameter named for it.
+                        if host.is_none()
+                            && let Some(re) = &dn.destination_param
+                            && into_here().any(|f| {
+                                b.flows[f.index]
+                                    .source
+                                    .strip_prefix("param:")
+                                    .is_some_and(|p| re.is_match(p))
+                            })
+                        {
+                            continue;
+                        }
                         if dn.declares(
                             description,
                             &b.tool.name,

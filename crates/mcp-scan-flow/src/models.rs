@@ -23,6 +23,7 @@ pub const KINDS: &[&str] = &[
     "file-delete",
     "file-list",
     "file-permission",
+    "dir-create",
     "env-read",
     "sql",
     "template",
@@ -239,6 +240,9 @@ pub struct Models {
     /// Configuration variables (`[[config_env]]`): where a service lives (`JIRA_URL`), or a
     /// scratch directory (`PDF_TEMP_DIR`).
     pub config_env: Vec<ConfigEnv>,
+    /// A server's own configuration files (`[[config_file]]`): a path pattern whose `service`
+    /// capture names the service the file configures (`~/.hex-mcp/config.yaml` → `hex`).
+    pub config_file: Vec<Regex>,
     /// Methods that wait for a `background` object (`p.wait()`, `t.join()`): a process or
     /// thread waited for in the call does not outlive it.
     pub joiners: Vec<String>,
@@ -307,7 +311,23 @@ impl Models {
                 label: p.label,
             });
         }
+        for p in raw.config_file {
+            let pattern = Regex::new(p.pattern.get_ref())
+                .map_err(|e| src.error(p.pattern.span(), format!("bad regex: {e}")))?;
+            m.config_file.push(pattern);
+        }
         Ok(m)
+    }
+
+    /// The service whose own configuration file `path` is (`~/.hex-mcp/config.yaml` → `hex`),
+    /// if it is one. Sensitive paths are never configuration: check them first.
+    pub fn config_file_service(&self, path: &str) -> Option<String> {
+        self.config_file.iter().find_map(|re| {
+            let caps = re.captures(path)?;
+            caps.name("service")
+                .map(|m| m.as_str().to_ascii_lowercase())
+                .filter(|s| s.len() >= 3)
+        })
     }
 
     /// The service a configuration variable locates (`OBSIDIAN_HOST` → `obsidian`) and the
@@ -801,6 +821,8 @@ struct RawSensitiveFile {
     env: Vec<RawSensitive>,
     #[serde(default)]
     config_env: Vec<RawConfigEnv>,
+    #[serde(default)]
+    config_file: Vec<RawConfigEnv>,
 }
 
 #[derive(Deserialize)]

@@ -50,6 +50,9 @@ pub enum Match {
         host_declared: bool,
         /// A file the tool deletes again itself (a temporary script) does not count.
         unless_removed: bool,
+        /// Details this matches (a mode that lets no one else write) on a directory the tool
+        /// creates itself (`dir-create`) do not count: `x` on a directory is traverse.
+        unless_own_dir: Option<Regex>,
         /// The tool also does something of one of these kinds (a real cipher next to the
         /// base64): the claim may hold, no finding.
         unless_kinds: Vec<String>,
@@ -102,6 +105,10 @@ pub struct DeclaredNetwork {
     pub dns: Regex,
     /// Host labels that name no service (`www`, `api`, top-level domains).
     pub generic_labels: Vec<String>,
+    /// Parameter names that say the caller gives the destination (`url`, `page_url`): a
+    /// destination the code does not fix, built from such a parameter, is declared by the
+    /// tool's own interface.
+    pub destination_param: Option<Regex>,
 }
 
 impl DeclaredNetwork {
@@ -424,6 +431,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                 description_not_matches: re(&m.description_not_matches)?,
                 host_declared: m.host_declared,
                 unless_removed: m.unless_removed,
+                unless_own_dir: re(&m.unless_own_dir)?,
                 unless_kinds: if m.unless_kinds.is_empty() {
                     Vec::new()
                 } else {
@@ -449,6 +457,7 @@ pub fn load(files: &[(&str, &str)]) -> Result<Vec<StaticRule>, RuleError> {
                             fetch: rx(&d.fetch)?,
                             dns: rx(&d.dns)?,
                             generic_labels: d.generic_labels.clone(),
+                            destination_param: re(&d.destination_param)?,
                         })
                     })
                     .transpose()?,
@@ -519,6 +528,7 @@ struct RawMatch {
     host_declared: bool,
     #[serde(default)]
     unless_removed: bool,
+    unless_own_dir: Option<toml::Spanned<String>>,
     #[serde(default)]
     unless_kinds: Vec<toml::Spanned<String>>,
     #[serde(default)]
@@ -547,6 +557,7 @@ struct RawDeclaredNetwork {
     dns: toml::Spanned<String>,
     #[serde(default)]
     generic_labels: Vec<String>,
+    destination_param: Option<toml::Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -430,8 +430,22 @@ impl Val {
                     // branch): what every side starts with is still known, which keeps a fixed
                     // host or root visible after `if q: url += "?" + q`.
                     a.extend(b);
-                    self.konst = common_prefix(&a);
-                    self.alts.clear();
+                    match common_prefix(&a) {
+                        // Shapes with nothing in common but each with a known start
+                        // (`/notice/…` and the same path behind a fixed `https://host`, picked
+                        // by `if not url.startswith("http")`): each stays one of the
+                        // alternatives. Adding to such a set keeps its prefix empty: it grows
+                        // up to MAX_ALTS, then is unknown, as whole constants are.
+                        None if a.len() <= MAX_ALTS
+                            && a.iter().all(|k| !k.is_empty() && !k.starts_with(UNKNOWN)) =>
+                        {
+                            self.set_candidates(a)
+                        }
+                        p => {
+                            self.konst = p;
+                            self.alts.clear();
+                        }
+                    }
                 }
                 _ => {
                     self.konst = None;
@@ -600,6 +614,30 @@ mod tests {
         let none = Val::konst("/srv/a").join(&Val::konst("…/b"));
         assert_eq!(none.konst, None);
         assert!(none.alts.is_empty());
+    }
+
+    #[test]
+    fn joining_partly_unknown_constants_with_known_but_different_starts_keeps_each() {
+        // `if not url.startswith("http"): url = BASE + url`: a root path or the same path
+        // behind the fixed host, never a host the parameter picks.
+        let j = Val::konst("/notice/…/data.json").join(&Val::konst(
+            "https://www.thegazette.co.uk/notice/…/data.json",
+        ));
+        assert_eq!(j.konst, None);
+        assert_eq!(
+            j.alts.iter().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "/notice/…/data.json",
+                "https://www.thegazette.co.uk/notice/…/data.json"
+            ]
+        );
+        // More than MAX_ALTS such shapes: unknown.
+        let mut many = j.clone();
+        for i in 0..MAX_ALTS - 1 {
+            many.join_in(&Val::konst(format!("{i}/…")));
+        }
+        assert_eq!(many.konst, None);
+        assert!(many.alts.is_empty());
     }
 
     #[test]

@@ -936,3 +936,74 @@ fn scratch_copies_and_owner_only_permissions_keep_a_read_only_claim_and_raising_
         describe(&s.results)
     );
 }
+
+fn rule_observations(s: &Scanned, tool: &str, rule: &str) -> Vec<String> {
+    s.results
+        .iter()
+        .filter(|r| r.target.name == tool)
+        .flat_map(|r| r.findings.iter())
+        .filter(|f| f.rule_id == rule)
+        .map(|f| f.observation.clone())
+        .collect()
+}
+
+#[test]
+fn a_servers_own_configuration_sent_to_its_service_is_its_use_and_anywhere_else_a_leak() {
+    let s = check_fixture("own_config");
+    assert!(rule_observations(&s, "list_boards", "MCPS-S029").is_empty());
+    assert!(rule_observations(&s, "list_bundled_boards", "MCPS-S029").is_empty());
+    let elsewhere = rule_observations(&s, "list_boards_elsewhere", "MCPS-S029");
+    assert!(
+        elsewhere
+            .iter()
+            .any(|o| o.contains("~/.otherapp/config.yaml")),
+        "{elsewhere:?}"
+    );
+    let out = rule_observations(&s, "sync_boards_out", "MCPS-S029");
+    assert!(
+        out.iter().any(
+            |o| o.contains("~/.boardly-mcp/config.yaml") && o.contains("collector.example.net")
+        ),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn what_a_connected_socket_sends_does_not_choose_where_it_goes() {
+    let s = check_fixture("own_config");
+    assert!(rule_observations(&s, "set_pose", "MCPS-S007").is_empty());
+    let at = rule_observations(&s, "set_pose_at", "MCPS-S007");
+    assert!(!at.is_empty());
+    assert!(
+        at.iter()
+            .all(|o| o.starts_with("param:editor_host reaches")),
+        "{at:?}"
+    );
+}
+
+#[test]
+fn an_owner_only_mode_on_a_directory_the_tool_creates_drops_no_executable() {
+    let s = check_fixture("own_config");
+    assert!(
+        behavior(&s, "store_token")
+            .capabilities
+            .iter()
+            .any(|c| c.kind == "dir-create" && c.detail.as_deref() == Some("~/.boardly"))
+    );
+    assert!(rule_observations(&s, "store_token", "MCPS-S011").is_empty());
+    assert!(!rule_observations(&s, "store_hook", "MCPS-S011").is_empty());
+    assert!(!rule_observations(&s, "store_shared", "MCPS-S011").is_empty());
+}
+
+#[test]
+fn a_url_the_caller_hands_over_declares_the_destination_but_is_still_ssrf() {
+    let s = check_fixture("url_params");
+    assert!(rule_observations(&s, "score_page", "MCPS-S010").is_empty());
+    assert!(!rule_observations(&s, "score_page", "MCPS-S007").is_empty());
+    assert!(!rule_observations(&s, "score_text", "MCPS-S010").is_empty());
+    let report = rule_observations(&s, "score_page_and_report", "MCPS-S010");
+    assert!(
+        report.iter().any(|o| o.contains("stats.example.net")),
+        "{report:?}"
+    );
+}
