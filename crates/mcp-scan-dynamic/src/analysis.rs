@@ -129,6 +129,11 @@ fn declared_text(inp: &Inputs, target: &ToolRef) -> String {
 }
 
 fn entity_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
+    entity_raw_text(inp, target, keys).replace(['_', '-'], " ")
+}
+
+/// The entity's texts under `keys`, lowercased, with `-` and `_` kept (host names need them).
+fn entity_raw_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
     let list = match target.kind {
         EntityKind::Tool => &inp.exercise.tools,
         EntityKind::Resource => &inp.exercise.resources,
@@ -150,7 +155,7 @@ fn entity_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
                     s.push(' ');
                 }
             }
-            s.replace(['_', '-'], " ").to_lowercase()
+            s.to_lowercase()
         })
         .unwrap_or_default()
 }
@@ -158,6 +163,19 @@ fn entity_text(inp: &Inputs, target: &ToolRef, keys: &[&str]) -> String {
 fn has_word(text: &str, words: &[String]) -> bool {
     text.split(|c: char| !c.is_ascii_alphanumeric())
         .any(|w| words.iter().any(|x| x == w))
+}
+
+/// Whether `text` holds the words of `phrase` in a row (`exchangerate-api` in "the
+/// exchangerate-api.io web API").
+fn has_phrase(text: &str, phrase: &str) -> bool {
+    let words = |t: &str| -> String {
+        t.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (text, phrase) = (words(text), words(phrase));
+    !phrase.is_empty() && format!(" {text} ").contains(&format!(" {phrase} "))
 }
 
 fn declares_network(inp: &Inputs, target: &ToolRef) -> bool {
@@ -2623,17 +2641,16 @@ fn names_service(inp: &Inputs, target: &ToolRef, host: &str) -> bool {
     let Some(label) = service_label(host) else {
         return false;
     };
-    let words = [label];
-    has_word(&network_text(inp, target), &words)
+    // A hyphenated service (`exchangerate-api`) is named when its words appear in a row.
+    has_phrase(&network_text(inp, target), &label)
         || inp.exercise.tools.iter().any(|t| {
             let text: String = ["title", "description"]
                 .iter()
                 .filter_map(|k| t.get(*k).and_then(Value::as_str))
                 .collect::<Vec<_>>()
                 .join(" ")
-                .replace(['_', '-'], " ")
                 .to_lowercase();
-            has_word(&text, &words)
+            has_phrase(&text, &label)
         })
 }
 
@@ -2654,11 +2671,20 @@ fn network_text(inp: &Inputs, target: &ToolRef) -> String {
 
 /// The services of the host names a tool's description names (`api.weather.gov` → `weather`).
 fn described_services(inp: &Inputs, target: &ToolRef) -> Vec<String> {
-    let text = network_text(inp, target);
+    // Raw text: `exchangerate-api.io` is one host, not `exchangerate` and `api.io`.
+    let mut text = entity_raw_text(inp, target, &["title", "description"]);
+    if target.kind == EntityKind::Tool
+        && let Some(t) = tool_decl(inp.exercise, &target.name)
+            .and_then(|t| t.pointer("/annotations/title"))
+            .and_then(Value::as_str)
+    {
+        text.push(' ');
+        text.push_str(&t.to_lowercase());
+    }
     let mut out: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == ' ')) {
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ' '))) {
         for tok in word.split(' ') {
-            let tok = tok.trim_matches('.');
+            let tok = tok.trim_matches(['.', '-']);
             let Some((_, tld)) = tok.rsplit_once('.') else {
                 continue;
             };
@@ -3948,6 +3974,20 @@ mod tests {
         assert!(!outside_workspace("/tmp/x"));
         assert!(outside_workspace("/home/sandbox/.bashrc"));
         assert!(outside_workspace("/etc/passwd"));
+    }
+
+    #[test]
+    fn a_hyphenated_service_is_named_by_its_words_in_a_row() {
+        let text = "fetch the rate from the exchangerate-api.io web api";
+        assert!(has_phrase(text, "exchangerate-api"));
+        assert!(has_phrase(&text.replace('-', " "), "exchangerate-api"));
+        // Twin: the words apart, or only one of them, name another service.
+        assert!(!has_phrase(
+            "exchangerate data from any api",
+            "exchangerate-api"
+        ));
+        assert!(!has_phrase(text, "api-exchangerate"));
+        assert!(!has_phrase(text, ""));
     }
 
     #[test]
