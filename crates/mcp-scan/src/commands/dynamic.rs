@@ -196,7 +196,7 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
         Err(e) => return Err(e).context("dynamic scan failed"),
     };
     if let Some(note) = &outcome.second_run {
-        eprintln!("note: {note}");
+        eprintln!("mcp-scan: note: {note}");
     }
     crate::output::emit(outcome.report, &args.output)
 }
