@@ -350,6 +350,18 @@ pub(crate) fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
         .map(|a| &a.value)
 }
 
+/// The argument bound to parameter `name` at positional index `pos`: passed by keyword, else the
+/// `pos`-th plain positional argument (`*args`/`**kw` spreads are not followed).
+pub(crate) fn bound_to<'a>(args: &'a [Arg], name: &str, pos: usize) -> Option<&'a Arg> {
+    args.iter()
+        .find(|a| a.name.as_deref() == Some(name))
+        .or_else(|| {
+            args.iter()
+                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+                .nth(pos)
+        })
+}
+
 pub(crate) fn first_positional(args: &[Arg]) -> Option<&Expr> {
     args.first()
         .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)

@@ -16,7 +16,7 @@
 //! returns of tree functions, dict lookups by unknown keys, list additions), bounded in depth
 //! and size; a collection not followed leaves the site a gap.
 
-use super::entry::{const_str, decorator_entry, kwarg, module_constants};
+use super::entry::{bound_to, const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
 use crate::queries::{Frameworks, Positional, python_frameworks};
 use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
@@ -881,14 +881,7 @@ impl<'a> Resolver<'a> {
             let ExprKind::Call { callee, args } = &call.kind else {
                 continue;
             };
-            let arg = args
-                .iter()
-                .find(|a| a.name.as_deref() == Some(p.name.as_str()))
-                .or_else(|| {
-                    args.iter()
-                        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                        .nth(i)
-                });
+            let arg = bound_to(args, &p.name, i);
             let Some(arg) = arg else {
                 continue;
             };
@@ -3300,14 +3293,7 @@ impl<'a> Resolver<'a> {
                 let Some(w) = self.wrappers.get(&(wm, wf)).cloned() else {
                     return;
                 };
-                let arg = args
-                    .iter()
-                    .find(|a| a.name.as_deref() == Some(w.param_name.as_str()))
-                    .or_else(|| {
-                        args.iter()
-                            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                            .nth(w.param)
-                    });
+                let arg = bound_to(args, &w.param_name, w.param);
                 // `def decorator(fn): register_tool(server, fn, name=name)` where
                 // `register_tool` registers its parameter: `decorator` is a wrapper too; its
                 // own uses are the sites.
