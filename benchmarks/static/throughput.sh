@@ -28,10 +28,12 @@ site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["pur
 echo "throughput: building release binaries" >&2
 cargo build -q --release -p mcp-scan-lang --example parse_tree >&2
 parse_tree="$CARGO_TARGET_DIR/release/examples/parse_tree"
-mcp_scan=""
-# The whole command, once the binary has it (a release build of every crate: minutes).
-if grep -qi behavioral crates/mcp-scan/src/cli.rs \
-   && cargo build -q --release -p mcp-scan >&2 \
+# MCP_SCAN_BIN measures a binary built elsewhere (e.g. the merged release build) without
+# rebuilding. Otherwise build one without the AWS Bedrock SDK, which the measurement never uses and
+# which costs most of a cold release build on 2 cores.
+mcp_scan="${MCP_SCAN_BIN:-}"
+if [ -z "$mcp_scan" ] && grep -qi behavioral crates/mcp-scan/src/cli.rs \
+   && cargo build -q --release -p mcp-scan --no-default-features >&2 \
    && "$CARGO_TARGET_DIR/release/mcp-scan" behavioral --help >/dev/null 2>&1; then
   mcp_scan="$CARGO_TARGET_DIR/release/mcp-scan"
 fi
