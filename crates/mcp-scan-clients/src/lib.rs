@@ -16,6 +16,8 @@ pub mod discover;
 pub mod fetch;
 mod jsonc;
 pub mod launch;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod unpack;
 
 pub use discover::{
