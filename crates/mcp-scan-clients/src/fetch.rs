@@ -406,10 +406,12 @@ fn resolve_pypi(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Arti
         .get("urls")
         .and_then(Value::as_array)
         .ok_or_else(|| bad_answer(&url, "no urls list"))?;
+    // An exact pin installs even a yanked release; the latest never is one.
+    let pinned = matches!(pkg.requested, Requested::Exact(_));
     let mut wheels: Vec<&Value> = urls
         .iter()
         .filter(|u| u.get("packagetype").and_then(Value::as_str) == Some("bdist_wheel"))
-        .filter(|u| u.get("yanked").and_then(Value::as_bool) != Some(true))
+        .filter(|u| pinned || u.get("yanked").and_then(Value::as_bool) != Some(true))
         .collect();
     // A pure-Python wheel is the same source on every platform; otherwise any wheel, in a
     // fixed order so two runs pick the same file.

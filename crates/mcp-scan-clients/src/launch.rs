@@ -76,7 +76,7 @@ pub fn classify(command: &str, args: &[String]) -> LaunchTarget {
         .trim_end_matches(".exe")
         .trim_end_matches(".cmd");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match (base, args.as_slice()) {
+    let target = match (base, args.as_slice()) {
         ("uvx", rest) => uv_tool_run("uvx", rest),
         ("uv", ["tool", "run", rest @ ..]) => uv_tool_run("uv tool run", rest),
         ("uv", ["x", rest @ ..]) => uv_tool_run("uv x", rest),
@@ -97,7 +97,31 @@ pub fn classify(command: &str, args: &[String]) -> LaunchTarget {
             }
         }
         _ => LaunchTarget::NotAPackage,
+    };
+    script_instead(target, &args)
+}
+
+/// Packages that only run a script named later on the command line (`npx -y tsx server.ts`,
+/// `uvx fastmcp run server.py`): the server is the script, not the runner package.
+const SCRIPT_RUNNERS: &[&str] = &["tsx", "ts-node", "esno", "node", "mcp", "fastmcp"];
+const SCRIPT_EXTENSIONS: &[&str] = &[".py", ".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs"];
+
+fn script_instead(target: LaunchTarget, args: &[&str]) -> LaunchTarget {
+    if let LaunchTarget::Package {
+        runner, package, ..
+    } = &target
+        && SCRIPT_RUNNERS.contains(&package.name.as_str())
+        && let Some(script) = args
+            .iter()
+            .find(|a| !a.starts_with('-') && SCRIPT_EXTENSIONS.iter().any(|e| a.ends_with(e)))
+    {
+        // Relative to the server's working directory, which the caller knows.
+        return LaunchTarget::LocalPath {
+            runner: format!("{runner} {}", package.name),
+            path: PathBuf::from(script),
+        };
     }
+    target
 }
 
 fn unsupported(runner: &str, reason: impl Into<String>) -> LaunchTarget {
@@ -626,6 +650,25 @@ mod tests {
         assert!(matches!(
             run("uvx --from ./srv srv"),
             LaunchTarget::LocalPath { .. }
+        ));
+    }
+
+    #[test]
+    fn a_script_runner_package_points_at_the_script_it_runs() {
+        for (cmd, script) in [
+            ("npx -y tsx src/server.ts", "src/server.ts"),
+            ("uvx fastmcp run /srv/app.py", "/srv/app.py"),
+            ("uvx --with mcp mcp run server.py", "server.py"),
+        ] {
+            match run(cmd) {
+                LaunchTarget::LocalPath { path, .. } => assert_eq!(path, PathBuf::from(script)),
+                other => panic!("{cmd}: {other:?}"),
+            }
+        }
+        // Twin: a server package given a data file argument is still the package.
+        assert!(matches!(
+            run("npx -y @scope/server /data/config.js"),
+            LaunchTarget::Package { .. }
         ));
     }
 
