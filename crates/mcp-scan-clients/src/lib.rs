@@ -10,12 +10,16 @@
 //! - [`fetch()`] resolves that version on the registry, downloads the wheel or tarball, verifies
 //!   the registry's hash, unpacks it safely into a cache and returns the source directory.
 //!
+//! - [`resolve_source`] puts the two together for one configured server: its source directory
+//!   (local project or fetched package), a remote URL, or the reason there is none.
+//!
 //! No I/O happens in types; nothing is printed. The binary decides what to show.
 
 pub mod discover;
 pub mod fetch;
 mod jsonc;
 pub mod launch;
+pub mod source;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod unpack;
@@ -27,3 +31,4 @@ pub use discover::{
 };
 pub use fetch::{FetchConfig, FetchError, FetchedPackage, Limits, fetch};
 pub use launch::{Ecosystem, LaunchTarget, PackageRef, Requested, classify};
+pub use source::{ServerSource, resolve_source};

@@ -154,7 +154,7 @@ pub fn unpack_tgz(
     // Tar headers and padding add to the file data; allow for them, and for entries we skip.
     let cap = limits
         .max_unpacked_bytes
-        .saturating_add(512 * (limits.max_entries as u64 + 16));
+        .saturating_add(1536 * (limits.max_entries as u64 + 16));
     let gz = flate2::read::GzDecoder::new(std::io::BufReader::new(file));
     let mut tar = tar::Archive::new(Capped {
         inner: gz,
