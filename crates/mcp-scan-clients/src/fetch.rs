@@ -9,7 +9,7 @@
 //! names as `@scope%2fname`: `dist-tags`, `versions[v].dist.{tarball, integrity, shasum}`;
 //! <https://github.com/npm/registry/blob/main/docs/REGISTRY-API.md>).
 //!
-//! Cache layout: `<cache>/<pypi|npm>/<name>/<version>/{source/, artifact.json}`; a version
+//! Cache layout: `<cache>/<pypi|npm>/<name>/<version>/{<name>-<version>/, artifact.json}`; a version
 //! directory appears (by rename) only once its archive was verified and unpacked.
 
 use std::io::Write;
@@ -330,6 +330,11 @@ fn version_dir(cfg: &FetchConfig, eco: Ecosystem, name: &str, version: &str) -> 
         .join(version)
 }
 
+/// `<name>-<version>`: commands that name a server after its directory show the package.
+fn source_dir_name(eco: Ecosystem, name: &str, version: &str) -> String {
+    format!("{}-{version}", cache_name(eco, name))
+}
+
 fn cached(
     cfg: &FetchConfig,
     eco: Ecosystem,
@@ -352,7 +357,7 @@ fn cached(
         // A damaged entry is refetched rather than trusted.
         return Ok(None);
     };
-    let source_dir = dir.join("source");
+    let source_dir = dir.join(source_dir_name(eco, name, version));
     if meta.ecosystem != eco || meta.version != version || !source_dir.is_dir() {
         return Ok(None);
     }
@@ -433,8 +438,8 @@ fn resolve_pypi(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Arti
     let file_url = w
         .get("url")
         .and_then(Value::as_str)
-        .ok_or_else(|| bad_answer(&url, "a wheel without a url"))?
-        .to_string();
+        .ok_or_else(|| bad_answer(&url, "a wheel without a url"))?;
+    let file_url = join_url(&url, file_url)?;
     let Some(sha) = w
         .pointer("/digests/sha256")
         .and_then(Value::as_str)
@@ -495,8 +500,8 @@ fn resolve_npm(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Artif
     let tarball = dist
         .get("tarball")
         .and_then(Value::as_str)
-        .ok_or_else(|| bad_answer(&url, format!("version {version} has no dist.tarball")))?
-        .to_string();
+        .ok_or_else(|| bad_answer(&url, format!("version {version} has no dist.tarball")))?;
+    let tarball = join_url(&url, tarball)?;
     let file = tarball
         .rsplit('/')
         .next()
@@ -536,6 +541,22 @@ fn resolve_npm(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Artif
         url: tarball,
         hash,
     })
+}
+
+/// A file URL from a registry document, resolved against the document's URL: mirrors (and
+/// PEP 691 indexes) list relative ones.
+fn join_url(doc_url: &str, file_url: &str) -> Result<String, FetchError> {
+    let base = reqwest::Url::parse(doc_url).map_err(|e| bad_answer(doc_url, e.to_string()))?;
+    let joined = base
+        .join(file_url)
+        .map_err(|e| bad_answer(doc_url, format!("file URL {file_url:?}: {e}")))?;
+    match joined.scheme() {
+        "http" | "https" => Ok(joined.to_string()),
+        other => Err(bad_answer(
+            doc_url,
+            format!("file URL with scheme {other:?}; only http(s) is fetched"),
+        )),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -588,7 +609,7 @@ fn download_into_cache(
                 actual,
             });
         }
-        let source = tmp.join("source");
+        let source = tmp.join(source_dir_name(pkg.ecosystem, &pkg.name, &art.version));
         match pkg.ecosystem {
             Ecosystem::Pypi => {
                 unpack::unpack_wheel(&archive_path, &art.file, &source, &cfg.limits)?
@@ -633,8 +654,8 @@ fn download_into_cache(
     Ok(FetchedPackage {
         ecosystem: pkg.ecosystem,
         name: pkg.name.clone(),
+        source_dir: final_dir.join(source_dir_name(pkg.ecosystem, &pkg.name, &meta.version)),
         version: meta.version,
-        source_dir: final_dir.join("source"),
         artifact: meta.artifact,
         sha256: meta.sha256,
         from_cache: false,

@@ -442,3 +442,33 @@ fn registry_urls_are_only_the_configured_ones() {
     assert!(matches!(e, FetchError::Http { .. }), "{e}");
     assert!(e.to_string().contains("127.0.0.1:9"), "{e}");
 }
+
+#[test]
+fn relative_file_urls_resolve_against_the_document_and_non_http_schemes_are_refused() {
+    let reg = Registry::start();
+    let whl = wheel(&[("rel/__init__.py", b"X = 1\n")]);
+    reg.serve("/files/rel-1.0.0-py3-none-any.whl", whl.clone());
+    let doc = |url: &str| {
+        serde_json::to_vec(&json!({
+            "info": {"version": "1.0.0"},
+            "urls": [{
+                "filename": "rel-1.0.0-py3-none-any.whl",
+                "packagetype": "bdist_wheel",
+                "url": url,
+                "digests": {"sha256": hex(&sha2::Sha256::digest(&whl))},
+            }],
+        }))
+        .expect("json")
+    };
+    // What a mirror answers: a path relative to /pypi/rel/json.
+    reg.serve(
+        "/pypi/rel/json",
+        doc("../../files/rel-1.0.0-py3-none-any.whl"),
+    );
+    let cache = tempfile::tempdir().expect("tempdir");
+    let got = fetch(&config(&reg, cache.path()), &package_of("uvx rel")).expect("relative url");
+    assert!(got.source_dir.join("rel/__init__.py").is_file());
+    reg.serve("/pypi/local/json", doc("file:///etc/passwd"));
+    let e = fetch(&config(&reg, cache.path()), &package_of("uvx local")).expect_err("file url");
+    assert!(e.to_string().contains("only http(s)"), "{e}");
+}

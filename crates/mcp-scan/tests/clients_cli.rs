@@ -118,7 +118,7 @@ fn clients_fetch_downloads_from_the_configured_registry_then_works_offline() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.starts_with("PyPI echo-mcp 1.2.0\n"), "{out}");
-    let src = cache.path().join("pypi/echo-mcp/1.2.0/source");
+    let src = cache.path().join("pypi/echo-mcp/1.2.0/echo-mcp-1.2.0");
     assert!(src.join(".mcp.json").is_file());
     assert!(out.contains(&src.display().to_string()), "{out}");
     let o = run(
