@@ -15,7 +15,8 @@
 //! - **Cursor**: `~/.cursor/mcp.json` (global) and `.cursor/mcp.json` (project); `mcpServers` with
 //!   `command`/`args`/`env` or `url`/`headers`. <https://cursor.com/docs/mcp>
 //! - **VS Code**: `mcp.json` in the user profile folder (`~/.config/Code/User/`,
-//!   `~/Library/Application Support/Code/User/`; Insiders in `Code - Insiders`) and
+//!   `~/Library/Application Support/Code/User/`, and `User/profiles/<id>/` for each profile;
+//!   Insiders in `Code - Insiders`) and
 //!   `.vscode/mcp.json` in the workspace: a top-level `servers` map (`type` `stdio`/`http`/`sse`,
 //!   `command`, `args`, `env`, `envFile`, `cwd`, `url`, `headers`) and an `inputs` array whose ids
 //!   `${input:id}` references resolve. Older releases kept the same under `"mcp": {servers, inputs}`
@@ -25,7 +26,8 @@
 //!   remote servers under `serverUrl` (+ `headers`), `disabled`.
 //!   <https://docs.windsurf.com/windsurf/cascade/mcp>,
 //!   <https://raw.githubusercontent.com/github/github-mcp-server/main/docs/installation-guides/install-windsurf.md>
-//! - **Gemini CLI**: `~/.gemini/settings.json` and `.gemini/settings.json` in a project;
+//! - **Gemini CLI**: `~/.gemini/settings.json` and `.gemini/settings.json` in a project, and each
+//!   installed extension's `~/.gemini/extensions/<name>/gemini-extension.json`;
 //!   `mcpServers` with `command`/`args`/`env`/`cwd`, `url` (SSE) or `httpUrl` (streamable HTTP),
 //!   `headers`. <https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md>
 
@@ -243,6 +245,10 @@ impl DiscoveryContext {
             let user = code_root.join(flavour).join("User");
             c.push((user.join("mcp.json"), Client::Vscode, Scope::User));
             c.push((user.join("settings.json"), Client::Vscode, Scope::User));
+            // Every profile other than the default keeps its own mcp.json.
+            for profile in subdirs(&user.join("profiles")) {
+                c.push((profile.join("mcp.json"), Client::Vscode, Scope::User));
+            }
         }
         c.push((
             h.join(".codeium/windsurf/mcp_config.json"),
@@ -254,6 +260,15 @@ impl DiscoveryContext {
             Client::GeminiCli,
             Scope::User,
         ));
+        // Installed extensions bring their own servers.
+        // <https://github.com/google-gemini/gemini-cli/blob/main/docs/extensions/index.md>
+        for ext in subdirs(&h.join(".gemini/extensions")) {
+            c.push((
+                ext.join("gemini-extension.json"),
+                Client::GeminiCli,
+                Scope::User,
+            ));
+        }
         if let Some(p) = &self.project {
             c.push((p.join(".mcp.json"), Client::ClaudeCode, Scope::Project));
             c.push((p.join(".cursor/mcp.json"), Client::Cursor, Scope::Project));
@@ -271,6 +286,20 @@ impl DiscoveryContext {
         }
         c
     }
+}
+
+/// The subdirectories of `dir`, sorted; none when it does not exist.
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
 }
 
 /// Reads every well-known configuration file that exists under the context and parses all the
@@ -324,6 +353,7 @@ pub fn guess_client(path: &Path) -> (Client, Scope) {
         }
         ("mcp_config.json", "windsurf") => (Client::Windsurf, Scope::User),
         ("settings.json", ".gemini") => (Client::GeminiCli, Scope::Project),
+        ("gemini-extension.json", _) => (Client::GeminiCli, Scope::User),
         _ => (Client::Unknown, Scope::Project),
     }
 }

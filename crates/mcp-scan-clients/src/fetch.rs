@@ -268,7 +268,7 @@ pub fn fetch(cfg: &FetchConfig, pkg: &PackageRef) -> Result<FetchedPackage, Fetc
             },
         });
     }
-    let http = Http::new(cfg.timeout)?;
+    let http = Http::new(cfg.timeout, is_loopback(cfg_registry(cfg, pkg.ecosystem)))?;
     let artifact = match pkg.ecosystem {
         Ecosystem::Pypi => resolve_pypi(&http, cfg, pkg)?,
         Ecosystem::Npm => resolve_npm(&http, cfg, pkg)?,
@@ -559,6 +559,20 @@ fn join_url(doc_url: &str, file_url: &str) -> Result<String, FetchError> {
     }
 }
 
+/// Whether a base URL points at this machine (127.0.0.0/8, ::1, localhost).
+fn is_loopback(base_url: &str) -> bool {
+    let Ok(u) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    let host = u.host_str().unwrap_or("");
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -680,18 +694,21 @@ struct Http {
 }
 
 impl Http {
-    fn new(timeout: Duration) -> Result<Http, FetchError> {
+    fn new(timeout: Duration, loopback: bool) -> Result<Http, FetchError> {
         // reqwest with rustls needs a process-wide crypto provider; fails only when one is set.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .timeout(timeout)
-            .user_agent(concat!("mcp-scan/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| FetchError::Http {
-                url: String::new(),
-                reason: e.to_string(),
-            })?;
+            .user_agent(concat!("mcp-scan/", env!("CARGO_PKG_VERSION")));
+        // A registry on this machine (a test's, a local mirror) is never reached through a proxy.
+        if loopback {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| FetchError::Http {
+            url: String::new(),
+            reason: e.to_string(),
+        })?;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

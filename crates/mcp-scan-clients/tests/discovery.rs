@@ -73,10 +73,12 @@ fn linux_home_yields_every_clients_user_servers() {
             (Client::Cursor, "linear"),
             (Client::Cursor, "postgres"),
             (Client::Vscode, "perplexity"),
+            (Client::Vscode, "profile-only"),
             (Client::Vscode, "remote"),
             (Client::Windsurf, "github-remote"),
             (Client::Windsurf, "old-server"),
             (Client::GeminiCli, "events"),
+            (Client::GeminiCli, "notes"),
             (Client::GeminiCli, "pythonTools"),
             (Client::GeminiCli, "streaming"),
         ]
@@ -101,6 +103,22 @@ fn linux_home_yields_every_clients_user_servers() {
             vec!["Authorization"]
         )
     );
+}
+
+#[test]
+fn vscode_profiles_and_gemini_extensions_are_read() {
+    let d = discover(&linux(None));
+    let p = server(&d, Client::Vscode, "profile-only");
+    assert!(
+        p.config_file
+            .ends_with("Code/User/profiles/3f2a1b/mcp.json")
+    );
+    let n = server(&d, Client::GeminiCli, "notes");
+    assert!(
+        n.config_file
+            .ends_with(".gemini/extensions/notes-ext/gemini-extension.json")
+    );
+    assert_eq!(n.env_names, ["NOTES_TOKEN"]);
 }
 
 #[test]
