@@ -86,6 +86,19 @@ impl Client {
         }
     }
 
+    /// The stable id used in JSON output (`claude-desktop`, `vscode`, …).
+    pub fn id(self) -> &'static str {
+        match self {
+            Client::ClaudeDesktop => "claude-desktop",
+            Client::ClaudeCode => "claude-code",
+            Client::Cursor => "cursor",
+            Client::Vscode => "vscode",
+            Client::Windsurf => "windsurf",
+            Client::GeminiCli => "gemini-cli",
+            Client::Unknown => "unknown",
+        }
+    }
+
     /// Whether the client itself reads the file as JSONC (no warning for comments then).
     fn reads_jsonc(self) -> bool {
         matches!(self, Client::Vscode)
@@ -115,6 +128,20 @@ pub enum Transport {
         /// Names of the HTTP headers the client sends (values are credentials).
         header_names: Vec<String>,
     },
+}
+
+impl Transport {
+    /// The program and its arguments, as one argument vector (stdio servers only).
+    pub fn argv(&self) -> Option<Vec<String>> {
+        match self {
+            Transport::Stdio { command, args, .. } => Some(
+                std::iter::once(command.clone())
+                    .chain(args.iter().cloned())
+                    .collect(),
+            ),
+            Transport::Remote { .. } => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -85,6 +85,15 @@ fn linux_home_yields_every_clients_user_servers() {
     );
     let fetch = server(&d, Client::ClaudeDesktop, "fetch");
     assert_eq!(stdio(fetch), ("uvx", vec!["mcp-server-fetch"]));
+    assert_eq!(
+        fetch.transport.argv(),
+        Some(vec!["uvx".to_string(), "mcp-server-fetch".to_string()])
+    );
+    // The id is what JSON output calls the client.
+    assert_eq!(
+        serde_json::to_value(fetch.client).expect("json"),
+        fetch.client.id()
+    );
     assert_eq!(fetch.scope, Scope::User);
     assert!(
         fetch
