@@ -742,7 +742,7 @@ impl Http {
         async move {
             let resp = req.send().await.map_err(|e| FetchError::Http {
                 url: shown.clone(),
-                reason: error_chain(&e),
+                reason: error_chain(&e.without_url()),
             })?;
             if !resp.status().is_success() {
                 return Err(FetchError::Status {
@@ -826,7 +826,7 @@ async fn read_capped(
     loop {
         let chunk = resp.chunk().await.map_err(|e| FetchError::Http {
             url: url.to_string(),
-            reason: error_chain(&e),
+            reason: error_chain(&e.without_url()),
         })?;
         let Some(chunk) = chunk else { break };
         total += chunk.len() as u64;
@@ -854,4 +854,57 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = c.source();
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pypi_names_share_a_cache_entry_whatever_their_spelling() {
+        assert_eq!(cache_name(Ecosystem::Pypi, "Foo_Bar.baz"), "foo-bar-baz");
+        assert_eq!(cache_name(Ecosystem::Pypi, "foo--bar"), "foo-bar");
+        assert_eq!(cache_name(Ecosystem::Npm, "@scope/pkg"), "@scope+pkg");
+        assert_eq!(
+            source_dir_name(Ecosystem::Npm, "@scope/pkg", "1.0.0"),
+            "@scope+pkg-1.0.0"
+        );
+    }
+
+    #[test]
+    fn loopback_registries_are_recognised_and_public_ones_are_not() {
+        for u in [
+            "http://127.0.0.1:8080",
+            "http://localhost/",
+            "http://[::1]:9/x",
+        ] {
+            assert!(is_loopback(u), "{u}");
+        }
+        for u in ["https://pypi.org", "https://127.0.0.1.example", "not a url"] {
+            assert!(!is_loopback(u), "{u}");
+        }
+    }
+
+    #[test]
+    fn relative_and_absolute_file_urls_join_and_other_schemes_are_refused() {
+        let doc = "https://mirror.example/pypi/pkg/json";
+        assert_eq!(
+            join_url(doc, "../../packages/a/b.whl").expect("joins"),
+            "https://mirror.example/packages/a/b.whl"
+        );
+        assert_eq!(
+            join_url(doc, "https://files.example/x.whl").expect("absolute"),
+            "https://files.example/x.whl"
+        );
+        assert!(join_url(doc, "file:///etc/passwd").is_err());
+    }
+
+    #[test]
+    fn credentials_in_registry_urls_are_masked_in_messages() {
+        assert_eq!(
+            redact("https://user:tok@npm.example/reg"),
+            "https://user:***@npm.example/reg"
+        );
+        assert_eq!(redact("https://pypi.org"), "https://pypi.org");
+    }
 }
