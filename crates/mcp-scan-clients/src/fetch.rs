@@ -385,7 +385,7 @@ fn resolve_pypi(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Arti
         Requested::Exact(v) => format!("{base}/pypi/{}/{v}/json", pkg.name),
         _ => format!("{base}/pypi/{}/json", pkg.name),
     };
-    let doc = match http.get_json(&url) {
+    let doc = match http.get_json(&url, "application/json") {
         Err(FetchError::Status { status: 404, .. }) => {
             return Err(match &pkg.requested {
                 Requested::Exact(v) => FetchError::VersionNotFound {
@@ -463,7 +463,11 @@ fn resolve_pypi(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Arti
 fn resolve_npm(http: &Http, cfg: &FetchConfig, pkg: &PackageRef) -> Result<Artifact, FetchError> {
     let base = cfg.npm_url.trim_end_matches('/');
     let url = format!("{base}/{}", pkg.name.replace('/', "%2f"));
-    let doc = match http.get_json(&url) {
+    // The abbreviated ("corgi") document has everything needed and is far smaller.
+    let doc = match http.get_json(
+        &url,
+        "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8",
+    ) {
         Err(FetchError::Status { status: 404, .. }) => {
             return Err(FetchError::PackageNotFound {
                 ecosystem: Ecosystem::Npm,
@@ -735,9 +739,10 @@ impl Http {
     fn get(
         &self,
         url: &str,
+        accept: &str,
     ) -> impl std::future::Future<Output = Result<reqwest::Response, FetchError>> + Send + 'static
     {
-        let req = self.client.get(url).header("accept", "application/json");
+        let req = self.client.get(url).header("accept", accept);
         let shown = redact(url);
         async move {
             let resp = req.send().await.map_err(|e| FetchError::Http {
@@ -754,8 +759,8 @@ impl Http {
         }
     }
 
-    fn get_json(&self, url: &str) -> Result<Value, FetchError> {
-        let fut = self.get(url);
+    fn get_json(&self, url: &str, accept: &str) -> Result<Value, FetchError> {
+        let fut = self.get(url, accept);
         let shown = redact(url);
         self.block(async move {
             let resp = fut.await?;
@@ -766,7 +771,7 @@ impl Http {
     }
 
     fn download(&self, url: &str, to: &Path, max: u64) -> Result<Digests, FetchError> {
-        let fut = self.get(url);
+        let fut = self.get(url, "*/*");
         let shown = redact(url);
         let to = to.to_path_buf();
         self.block(async move {
