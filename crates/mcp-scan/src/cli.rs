@@ -37,6 +37,10 @@ pub enum Command {
     /// Run a server in a namespace sandbox under strace, call every tool and compare declared with
     /// observed behaviour: `mcp-scan dynamic [OPTIONS] -- <cmd>...`.
     Dynamic(crate::commands::dynamic::DynamicArgs),
+    /// The MCP servers configured in well-known clients (Claude Desktop and Code, Cursor, VS Code,
+    /// Windsurf, Gemini CLI) and the registry packages they launch: `clients list`, `clients fetch`.
+    #[command(subcommand)]
+    Clients(crate::commands::clients::ClientsCommand),
 }
 
 /// Output options shared by every scanning command.

@@ -2,6 +2,7 @@
 
 pub mod behavioral;
 pub mod bench;
+pub mod clients;
 pub mod dynamic;
 pub mod manifest;
 pub mod rules;
@@ -17,5 +18,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitKind> {
         Command::Rule(args) => rules::run_one(args),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dynamic(args) => dynamic::run(args),
+        Command::Clients(cmd) => clients::run(cmd),
     }
 }
