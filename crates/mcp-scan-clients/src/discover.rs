@@ -112,7 +112,8 @@ pub enum Scope {
     Project,
 }
 
-/// How the client reaches the server. Header and environment *values* are never kept.
+/// How the client reaches the server. Header and environment *values* are never kept, and
+/// credentials in arguments and URLs are masked when read ([`crate::redact`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Transport {
@@ -757,7 +758,7 @@ fn parse_entry(client: Client, entry: &Value, problems: &mut Vec<String>) -> Opt
             };
             Transport::Stdio {
                 command: cmd.to_string(),
-                args,
+                args: crate::redact::args(args),
                 cwd,
             }
         }
@@ -777,7 +778,7 @@ fn parse_entry(client: Client, entry: &Value, problems: &mut Vec<String>) -> Opt
                 _ => RemoteProtocol::Unspecified,
             };
             Transport::Remote {
-                url: redact_userinfo(url),
+                url: crate::redact::url(url),
                 protocol,
                 header_names: names_of(obj.get("headers"), "headers", problems),
             }

@@ -19,6 +19,7 @@ pub mod discover;
 pub mod fetch;
 mod jsonc;
 pub mod launch;
+pub mod redact;
 pub mod source;
 #[cfg(feature = "testing")]
 pub mod testing;

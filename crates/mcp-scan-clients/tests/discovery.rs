@@ -304,6 +304,36 @@ fn a_password_in_a_server_url_is_masked() {
     assert!(!format!("{d:?}").contains(SECRET));
 }
 
+#[test]
+fn credentials_in_launch_arguments_and_url_queries_are_masked_but_the_package_is_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        r#"{"mcpServers": {
+            "brave": {"command": "npx", "args": ["-y", "brave-mcp@1.2.0", "--api-key", "FIXTURE-SECRET-brave"]},
+            "slack": {"command": "docker", "args": ["run", "-e", "SLACK_TOKEN=FIXTURE-SECRET-slack", "mcp/slack"]},
+            "remote": {"url": "https://mcp.example/sse?token=FIXTURE-SECRET-q&region=eu"}
+        }}"#,
+    )
+    .expect("write");
+    let d = read_named_config(&path);
+    assert_eq!(d.servers.len(), 3);
+    let shown = format!("{d:?} {}", serde_json::to_string(&d).expect("serialises"));
+    assert!(!shown.contains(SECRET), "a credential is shown: {shown}");
+    let brave = d.servers.iter().find(|s| s.name == "brave").expect("brave");
+    assert_eq!(
+        brave.transport.argv().expect("stdio"),
+        ["npx", "-y", "brave-mcp@1.2.0", "--api-key", "***"]
+    );
+    let r = d
+        .servers
+        .iter()
+        .find(|s| s.name == "remote")
+        .expect("remote");
+    assert_eq!(remote(r).0, "https://mcp.example/sse?token=***&region=eu");
+}
+
 fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
