@@ -435,3 +435,15 @@ fn the_page_is_readable_with_javascript_off() {
     let (dom_js, _) = Browser::new(bin, &page).dom("?severity=critical");
     assert!(visible_findings(&dom_js) < total);
 }
+
+#[test]
+fn html_of_the_evil_server_scan_is_stable() {
+    let (page, _) = scan_html(&["behavioral", "fixtures/python/evil_server"]);
+    insta::assert_snapshot!("html_evil_server", page);
+}
+
+#[test]
+fn html_of_the_poisoned_manifest_scan_is_stable() {
+    let (page, _) = scan_html(&["manifest", "fixtures/manifests/poisoned-demo.json"]);
+    insta::assert_snapshot!("html_poisoned_manifest", page);
+}
