@@ -559,9 +559,9 @@ pub(crate) fn render(view: &View<'_>, _opts: &RenderOptions<'_>) -> String {
                 t.map_or("–".to_string(), |t| t.to_string())
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<td>{}</td><td>{}</td></tr>\n",
+            "<td>{}</td><td>{}</td></tr>",
             e.entity.findings.len(),
             analyzer_states(e.entity)
         );
