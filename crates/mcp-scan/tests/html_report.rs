@@ -270,6 +270,62 @@ fn manifest_report_shows_description_evidence_side_by_side() {
     assert_eq!(visible_findings(&dom), at_least_high);
 }
 
+#[test]
+fn dynamic_run_report_shows_the_runtime_events_and_the_sandbox() {
+    let python = std::env::var("MCP_SCAN_TEST_PYTHON")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| {
+            repo()
+                .join(".venv/mcp2/bin/python")
+                .to_string_lossy()
+                .into_owned()
+        });
+    let server = repo().join("fixtures/runtime/evil_server/server.py");
+    let pins = tempfile::tempdir().expect("tmp");
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-scan"))
+        .args(["dynamic", "--startup-timeout", "40", "--timeout", "10"])
+        .args(["--format", "html", "--"])
+        .arg(python)
+        .arg(server)
+        .env("XDG_DATA_HOME", pins.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("mcp-scan runs");
+    let page = String::from_utf8(o.stdout).expect("utf-8");
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let Some(bin) = chromium() else { return };
+    let b = Browser::new(bin, &page);
+    let (dom, requests) = b.dom("?witness=runtime");
+    assert!(requests.is_empty(), "{requests:?}");
+    let total = count(&dom, "<article class=\"finding\"");
+    assert!(total > 0);
+    assert_eq!(
+        visible_findings(&dom),
+        total,
+        "every finding is a runtime one"
+    );
+    assert!(dom.contains("<section class=\"witness\" data-witness=\"runtime\">"));
+    assert!(
+        dom.contains("<li class=\"ev ev-syscall\">"),
+        "syscall events listed"
+    );
+    assert!(
+        dom.contains("<section id=\"containment\">"),
+        "sandbox layers listed"
+    );
+    let mut sum = 0;
+    for sev in SEVERITIES {
+        sum += shown_count(&dom, sev);
+    }
+    assert_eq!(sum, total);
+}
+
 /// Strings a hostile server controls, each aimed at a different way out of the page.
 const HOSTILE: [&str; 6] = [
     "<script>document.title='PWNED'</script>",
