@@ -354,6 +354,10 @@ fn servers_section(out: &mut String, servers: &[serde_json::Value]) {
                     .join("<br>")
             })
             .unwrap_or_default();
+        let mut origin = list("origin");
+        if let Some(info) = s["server_info"].as_str() {
+            let _ = write!(origin, "<br>serverInfo: {}", name(info));
+        }
         let mut notes = list("notes");
         let env = list("env");
         if !env.is_empty() {
@@ -365,7 +369,7 @@ fn servers_section(out: &mut String, servers: &[serde_json::Value]) {
             name(&json_str(&s["name"])),
             name(&status),
             name(&json_str(&s["trust"])),
-            list("origin"),
+            origin,
         );
     }
     out.push_str("</tbody></table></section>\n");
@@ -692,6 +696,35 @@ mod tests {
     #[test]
     fn text_makes_bidi_and_zero_width_visible_before_escaping() {
         assert_eq!(text("a\u{202e}<b>\u{200b}"), "a\\u{202e}&lt;b&gt;\\u{200b}");
+    }
+
+    #[test]
+    fn servers_from_a_newer_report_show_with_trust_witnesses_and_env_names_escaped() {
+        let servers = vec![serde_json::json!({
+            "name": "<b>notes</b>",
+            "origin": ["config /home/u/.cursor/mcp.json (cursor)"],
+            "env": ["API_TOKEN"],
+            "server_info": "notes\u{202e}",
+            "witnesses": [
+                {"analyzer": "static", "state": "complete"},
+                {"analyzer": "runtime", "state": "incomplete", "reason": "not run (no --run)"}
+            ],
+            "notes": ["static found tool `x` that the live listing lacks"],
+            "status": "INCOMPLETE",
+            "trust": 40
+        })];
+        let mut out = String::new();
+        servers_section(&mut out, &servers);
+        assert!(out.contains("<h2>Servers (1)</h2>"));
+        assert!(out.contains("<td><b>&lt;b&gt;notes&lt;/b&gt;</b></td>"));
+        assert!(out.contains("<span class=\"badge incomplete\">INCOMPLETE</span>"));
+        assert!(out.contains("<td class=\"trust\">40</td>"));
+        assert!(out.contains("runtime: incomplete (not run (no --run))"));
+        assert!(out.contains("serverInfo: notes\\u{202e}"));
+        assert!(out.contains("env: API_TOKEN"));
+        let mut none = String::new();
+        servers_section(&mut none, &[]);
+        assert!(none.is_empty(), "no section without servers");
     }
 
     #[test]
