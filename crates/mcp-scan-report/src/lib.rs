@@ -10,6 +10,7 @@ mod by_severity;
 mod by_tool;
 mod common;
 mod detailed;
+mod html;
 mod raw;
 mod sarif;
 mod style;
@@ -27,10 +28,11 @@ pub enum Format {
     Table,
     Raw,
     Sarif,
+    Html,
 }
 
 impl Format {
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Summary,
         Format::Detailed,
         Format::ByTool,
@@ -39,6 +41,7 @@ impl Format {
         Format::Table,
         Format::Raw,
         Format::Sarif,
+        Format::Html,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,12 +54,14 @@ impl Format {
             Format::Table => "table",
             Format::Raw => "raw",
             Format::Sarif => "sarif",
+            Format::Html => "html",
         }
     }
 
-    /// Machine-readable formats never carry colour or decoration.
+    /// Formats meant for a file or another program rather than a terminal: they never carry
+    /// ANSI colour, and diagnostics go to stderr beside them (HTML also lists them itself).
     pub fn is_machine_readable(self) -> bool {
-        matches!(self, Format::Raw | Format::Sarif)
+        matches!(self, Format::Raw | Format::Sarif | Format::Html)
     }
 }
 
@@ -127,6 +132,7 @@ pub fn render(report: &Report, format: Format, opts: &RenderOptions<'_>) -> Stri
         // Machine formats ignore `opts.color`.
         Format::Raw => raw::render(report, opts),
         Format::Sarif => sarif::render(report, opts),
+        Format::Html => html::render(&view(), opts),
     }
 }
 

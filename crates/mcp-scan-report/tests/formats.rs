@@ -445,3 +445,32 @@ fn human_formats_cut_long_texts_with_a_note_and_raw_keeps_them_whole() {
     }
     assert!(text.contains(&"x".repeat(300)), "raw keeps the whole name");
 }
+
+#[test]
+fn html_puts_each_witness_evidence_side_by_side_and_never_reads_incomplete_as_safe() {
+    let out = plain(Format::Html);
+    insta::assert_snapshot!("html", out);
+    assert!(out.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+    assert!(out.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"));
+    // No reference to anything outside the file (URLs in findings are text, not links).
+    for remote in [
+        "src=", "href=", "@import", "url(", "<link", "<iframe", "<img",
+    ] {
+        assert!(!out.contains(remote), "{remote}");
+    }
+    // The corroborated finding shows static and runtime evidence in separate columns.
+    let corroborated = out
+        .split("<article ")
+        .find(|a| a.contains("data-analyzers=\"static runtime\""))
+        .expect("the corroborated finding");
+    assert!(corroborated.contains("<section class=\"witness\" data-witness=\"static\">"));
+    assert!(corroborated.contains("<section class=\"witness\" data-witness=\"runtime\">"));
+    assert!(corroborated.contains("<span class=\"corroborated\">corroborated</span>"));
+    // The INCOMPLETE item says why, and the page as a whole is not SAFE.
+    let row = out
+        .lines()
+        .find(|l| l.contains("<b>run_command</b>"))
+        .expect("run_command row");
+    assert!(row.contains("badge incomplete\">INCOMPLETE") && row.contains("class=\"reasons\""));
+    assert!(!out.contains("SAFE: no findings"));
+}

@@ -50,7 +50,8 @@ pub struct OutputArgs {
     #[arg(long, short = 'f', default_value = "summary", value_parser = parse_format,
           help_heading = "Output",
           long_help = "Report format: summary, detailed, by_tool, by_analyzer, by_severity, table, \
-                       raw (versioned JSON, see docs/raw-report.md) or sarif (SARIF 2.1.0).")]
+                       raw (versioned JSON, see docs/raw-report.md), sarif (SARIF 2.1.0) \
+                       or html (one self-contained page, no network loads).")]
     pub format: Format,
 
     /// Write the report to FILE instead of standard output.
