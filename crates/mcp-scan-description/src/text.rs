@@ -8,6 +8,7 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         let end = match b {
+            b'\n' if wrapped_line(text, start, i) => None,
             b'\n' => Some(i),
             b'.' | b'!' | b'?' | b';' => match bytes.get(i + 1) {
                 None => Some(i + 1),
@@ -30,6 +31,28 @@ pub fn sentences(text: &str) -> Vec<(usize, usize)> {
         out.push((0, text.len()));
     }
     out
+}
+
+/// Whether the line break at `nl` only wraps a long sentence of prose (a docstring hard-wrapped
+/// at its width): the sentence begun at `start` is already long and unterminated, and the next
+/// line goes on in lower case. Such a sentence stays one sentence ("never read this file
+/// yourself to look up,\n copy existing hosts' credentials"), so a negation or a condition stays
+/// beside what it governs.
+fn wrapped_line(text: &str, start: usize, nl: usize) -> bool {
+    // Counted from the sentence's start, not the line's: a short line that opens a sentence (a
+    // heading, a list item) is not joined to what follows.
+    const WRAP_WIDTH: usize = 50;
+    let line = text[start..nl].trim();
+    let Some(last) = line.chars().last() else {
+        return false;
+    };
+    if line.chars().count() < WRAP_WIDTH || !(last.is_alphanumeric() || matches!(last, ',' | '`')) {
+        return false;
+    }
+    let next = text[nl + 1..].trim_start_matches([' ', '\t']);
+    next.chars()
+        .next()
+        .is_some_and(|c| c.is_lowercase() || matches!(c, '(' | '`'))
 }
 
 /// Words that open a clause without being a verb in its bare form: determiners, pronouns,
