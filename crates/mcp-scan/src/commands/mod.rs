@@ -5,6 +5,7 @@ pub mod bench;
 pub mod dynamic;
 pub mod manifest;
 pub mod rules;
+pub mod scan;
 
 use crate::cli::{Cli, Command};
 use mcp_scan_core::ExitKind;
@@ -17,5 +18,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitKind> {
         Command::Rule(args) => rules::run_one(args),
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dynamic(args) => dynamic::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }
