@@ -260,7 +260,7 @@ fn text_fields(f: &Finding) -> BTreeSet<&str> {
 pub fn merge_entity(e: &mut EntityReport) {
     let mut findings = std::mem::take(&mut e.findings);
     // The worst finding leads its group; ties keep the order the witnesses reported in.
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let mut groups: Vec<(Finding, BTreeSet<String>, Vec<Finding>)> = Vec::new();
     for f in findings {
         let obj = objects(&f);
