@@ -25,7 +25,6 @@ use mcp_scan_dynamic::{DynamicOptions, RemoteOptions, RemoteTransport};
 use mcp_scan_lang::DiscoverOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// One thing the user asked to scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,19 +37,28 @@ pub enum Target {
     Url(String),
     /// An MCP client configuration file (`{"mcpServers": {...}}`).
     Config(PathBuf),
+    /// A server's manifest (a `tools/list` result, a tools array, ...): the description witness.
+    Manifest(PathBuf),
 }
 
 impl Target {
-    /// A positional argument: a URL, a JSON file (client configuration), else a source path.
+    /// A positional argument: a URL; a JSON file that declares `mcpServers` (or VS Code's
+    /// `servers`) is a client configuration, any other JSON or JSON Lines file a manifest;
+    /// anything else a source path.
     pub fn parse(arg: &str) -> Target {
+        let path = Path::new(arg);
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
         if arg.starts_with("http://") || arg.starts_with("https://") {
             Target::Url(arg.to_string())
-        } else if Path::new(arg).is_file()
-            && Path::new(arg)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            Target::Config(PathBuf::from(arg))
+        } else if path.is_file() && matches!(ext.as_deref(), Some("json" | "jsonl")) {
+            if is_client_config(path) {
+                Target::Config(PathBuf::from(arg))
+            } else {
+                Target::Manifest(PathBuf::from(arg))
+            }
         } else {
             Target::Directory(PathBuf::from(arg))
         }
@@ -58,7 +66,9 @@ impl Target {
 
     fn shown(&self) -> String {
         match self {
-            Target::Directory(p) | Target::Config(p) => p.display().to_string(),
+            Target::Directory(p) | Target::Config(p) | Target::Manifest(p) => {
+                p.display().to_string()
+            }
             Target::Command(c) => c.join(" "),
             Target::Url(u) => u.clone(),
         }
@@ -138,8 +148,20 @@ struct ServerSpec {
     command: Option<Vec<String>>,
     cwd: Option<PathBuf>,
     url: Option<(String, bool)>,
+    manifest: Option<PathBuf>,
     origin: Vec<String>,
     env_names: Vec<String>,
+}
+
+/// Whether a JSON file is a client configuration (a `mcpServers` or `servers` object).
+fn is_client_config(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| {
+            v.get("mcpServers").is_some_and(|x| x.is_object())
+                || v.get("servers").is_some_and(|x| x.is_object())
+        })
 }
 
 /// Reads an MCP client configuration: `{"mcpServers": {...}}` (Claude Desktop, Cursor, Claude
@@ -245,6 +267,11 @@ fn specs_from(
                 ..Default::default()
             }),
             Target::Config(p) => from_configs.extend(read_config(p)?),
+            Target::Manifest(p) => specs.push(ServerSpec {
+                manifest: Some(p.clone()),
+                origin: vec![format!("manifest {}", p.display())],
+                ..Default::default()
+            }),
         }
     }
     for c in from_configs {
@@ -401,6 +428,7 @@ fn scan_server(
                  registry package's source is fetched by the client discovery)",
                 c.join(" ")
             ),
+            _ if spec.manifest.is_some() => "static: not run: a manifest carries no source".into(),
             _ => "static: not run: no source".into(),
         });
     }
@@ -408,8 +436,24 @@ fn scan_server(
         notes.push("llm: not run: no LLM provider configured".into());
     }
 
+    // A manifest: the description witness over its declared texts.
+    let mut manifest_name = None::<String>;
+    let mut listed: Option<Report> = None;
+    if let Some(m) = &spec.manifest {
+        let file = m.display().to_string();
+        let scanned = crate::manifest::build_report(std::slice::from_ref(&file))?;
+        manifest_name = scanned
+            .report
+            .entities
+            .first()
+            .map(|e| e.target.server.clone());
+        listed = Some(scanned.report);
+    }
+
     // Runtime: only with --run; a URL is only listed.
+    let mut failed: Vec<AnalyzerStatus> = Vec::new();
     let mut live: Option<Report> = None;
+    let mut announced: Option<String> = None;
     if let Some((url, sse)) = &spec.url {
         let remote = RemoteOptions {
             url: url.clone(),
@@ -425,8 +469,14 @@ fn scan_server(
             out_dir: None,
         };
         match runtime::run_remote(&remote) {
-            Ok(o) => live = Some(o.report),
-            Err(e) => notes.push(format!("runtime: the remote listing failed: {e}")),
+            Ok(o) => {
+                announced = announced_name(&o);
+                live = Some(o.report);
+            }
+            Err(e) => failed.push(AnalyzerStatus::incomplete(
+                Analyzer::Runtime,
+                format!("the remote listing failed: {e}"),
+            )),
         }
     } else if let Some(cmd) = &spec.command {
         if opts.run {
@@ -456,10 +506,12 @@ fn scan_server(
                     if let Some(n) = &o.second_run {
                         messages.push(format!("note: {n}"));
                     }
+                    announced = announced_name(&o);
                     live = Some(o.report);
                 }
                 Err(e @ EngineError::Sandbox(_)) => return Err(e),
-                Err(e) => notes.push(format!("runtime: {e}")),
+                // Asked to run and could not: not known to be safe.
+                Err(e) => failed.push(AnalyzerStatus::incomplete(Analyzer::Runtime, e.to_string())),
             }
         } else {
             notes.push("runtime: not run (pass --run to run the server in the sandbox)".into());
@@ -467,8 +519,7 @@ fn scan_server(
     }
 
     // One name for every witness (identity.rs documents the order).
-    ident.server_info = live.as_ref().and_then(live_server_name);
-    let manifest_name = None::<String>;
+    ident.server_info = announced;
     ident.name = opts
         .server_name
         .clone()
@@ -493,7 +544,7 @@ fn scan_server(
                 .iter()
                 .any(|e| e.target.kind == EntityKind::Server && e.complete())
     });
-    for mut part in statics.into_iter().chain(live) {
+    for mut part in statics.into_iter().chain(listed).chain(live) {
         identity::rename_server(&mut part, &ident.name);
         merge_into(&mut report, part);
     }
@@ -522,6 +573,10 @@ fn scan_server(
             },
         );
     }
+    for f in failed {
+        witnesses.retain(|w| w.analyzer != f.analyzer);
+        witnesses.push(f);
+    }
     let server = ServerReport {
         name: ident.name.clone(),
         origin: ident.origin.clone(),
@@ -535,12 +590,15 @@ fn scan_server(
     Ok(ServerPart { server, report })
 }
 
-fn live_server_name(r: &Report) -> Option<String> {
-    r.entities
-        .iter()
-        .find(|e| e.target.kind == EntityKind::Server)
-        .map(|e| e.target.name.clone())
-        .or_else(|| r.entities.first().map(|e| e.target.server.clone()))
+/// The `serverInfo.name` the server announced in `initialize`, if it got that far.
+fn announced_name(o: &mcp_scan_dynamic::DynamicOutcome) -> Option<String> {
+    o.exercise
+        .server_info
+        .as_ref()
+        .and_then(|i| i.pointer("/serverInfo/name"))
+        .and_then(|v| v.as_str())
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
 }
 
 /// Adds one witness's report to a server's: entities joined on their identity.
@@ -673,15 +731,6 @@ fn absorb(report: &mut Report, mut part: ServerPart, name: &str) {
     }
     merge_into(report, part.report);
     report.servers.push(part.server);
-}
-
-/// Runtime settings from the `scan` flags.
-pub fn dynamic_options(timeout: Duration, calls: u32, probes: bool) -> DynamicOptions {
-    let mut d = DynamicOptions::new(Vec::new());
-    d.timeout = timeout;
-    d.calls = calls;
-    d.probes = probes;
-    d
 }
 
 #[cfg(test)]

@@ -431,3 +431,63 @@ fn a_client_configuration_names_its_servers_and_shows_env_names_never_values() {
         }
     }
 }
+
+#[test]
+fn a_server_asked_to_run_that_does_not_start_is_incomplete_never_safe() {
+    let home = tempfile::tempdir().expect("home");
+    let args: Vec<String> = [
+        "--run",
+        "--timeout",
+        "10",
+        "-f",
+        "raw",
+        "--",
+        &python(),
+        "-c",
+        "import sys; sys.exit(3)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = scan(home.path(), &args);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = raw(&out);
+    let s = &report["servers"][0];
+    assert_eq!(s["status"], "INCOMPLETE", "{s}");
+    assert!(s["trust"].as_u64().is_some_and(|t| t <= 60), "{s}");
+    assert!(
+        s.get("server_info").is_none(),
+        "it never announced one: {s}"
+    );
+    assert!(
+        s["notes"].to_string().contains("static: not run"),
+        "no source for an inline program: {s}"
+    );
+}
+
+#[test]
+fn a_manifest_target_is_read_by_the_description_witness_under_its_own_name() {
+    let home = tempfile::tempdir().expect("home");
+    let manifest = repo().join("fixtures/manifests/poisoned-demo.json");
+    let args: Vec<String> = ["-f", "raw", &manifest.display().to_string()]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let out = scan(home.path(), &args);
+    assert_eq!(out.status.code(), Some(3));
+    let report = raw(&out);
+    assert_eq!(report["servers"][0]["name"], "notes-demo");
+    let clean = entity(&report, "tool", "search_notes");
+    assert_eq!(clean["status"], "SAFE");
+    assert_eq!(clean["trust"], 100);
+    let poisoned = entity(&report, "tool", "word_count");
+    assert!(
+        poisoned["trust"].as_u64().is_some_and(|t| t < 50),
+        "{poisoned}"
+    );
+}
