@@ -409,6 +409,7 @@ fn scan_server(
     let mut statics: Option<Report> = None;
     if let Some(src) = &spec.source {
         let mut r = source::build_report(src, opts.discover.clone(), None)?;
+        rebase_locations(&mut r, src);
         if let Some(settings) = llm {
             let outcome = mcp_scan_llm::check_blocking(settings, &r.behaviors)?;
             mcp_scan_llm::apply_to_report(&mut r, &outcome);
@@ -588,6 +589,57 @@ fn scan_server(
         trust: 0,
     };
     Ok(ServerPart { server, report })
+}
+
+/// Source paths from the directory mcp-scan ran in (as the user named the source), not from the
+/// scanned root: a scan covers several servers, so `server.py` alone would be ambiguous, and
+/// SARIF viewers resolve `artifactLocation` from where the tool ran. Fingerprints keep the
+/// root-relative path they were computed from.
+fn rebase_locations(r: &mut Report, src: &Path) {
+    let base = if src.is_file() {
+        src.parent().unwrap_or(Path::new(""))
+    } else {
+        src
+    };
+    if base.as_os_str().is_empty() || base == Path::new(".") {
+        return;
+    }
+    let fix = |l: &mut mcp_scan_core::SourceLocation| {
+        if Path::new(&l.file).is_relative() {
+            l.file = base.join(&l.file).display().to_string();
+        }
+    };
+    for e in &mut r.entities {
+        for f in &mut e.findings {
+            if let Some(l) = &mut f.location {
+                fix(l);
+            }
+            for ev in &mut f.evidence {
+                if let mcp_scan_core::Evidence::Source { location, .. } = ev {
+                    fix(location);
+                }
+            }
+        }
+    }
+    for b in &mut r.behaviors {
+        fix(&mut b.location);
+        for c in &mut b.capabilities {
+            fix(&mut c.location);
+            c.via.iter_mut().for_each(fix);
+        }
+        for fl in &mut b.flows {
+            for st in &mut fl.path {
+                fix(&mut st.location);
+            }
+        }
+    }
+    if let Some(c) = &mut r.coverage {
+        for g in &mut c.gaps {
+            if let Some(f) = &mut g.file {
+                *f = base.join(&*f).display().to_string();
+            }
+        }
+    }
 }
 
 /// The `serverInfo.name` the server announced in `initialize`, if it got that far.
