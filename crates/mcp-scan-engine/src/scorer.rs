@@ -17,6 +17,12 @@
 //! without seeing it, and a runtime finding on an entity static analysis covered completely
 //! without finding it, each carry a note saying so. Nothing is dropped or lowered.
 //!
+//! **Explained.** A HIGH runtime finding no other witness shares, on a tool the static witness
+//! analysed completely and found nothing wrong with, whose hosts and paths are all ones the
+//! static witness saw the tool's code act on, is lowered to MEDIUM with a note: static analysis
+//! judges "declared" on the description's meaning (the service it names, the app's own folder),
+//! which a run cannot. A CRITICAL finding (a canary that left) is never lowered.
+//!
 //! **Trust score** (0–100, higher is more trustworthy), per entity:
 //!
 //! ```text
@@ -34,7 +40,7 @@
 
 use mcp_scan_core::{
     Analyzer, AnalyzerState, Confidence, EntityKind, EntityReport, Evidence, Finding, Report,
-    Severity, ToolStatus,
+    Severity, ToolBehavior, ToolStatus,
 };
 use std::collections::BTreeSet;
 
@@ -109,6 +115,8 @@ fn cap(score: u8, status: ToolStatus) -> u8 {
 pub fn score_report(report: &mut Report) {
     for e in &mut report.entities {
         merge_entity(e);
+        let behavior = report.behaviors.iter().find(|b| b.tool == e.target);
+        reconcile_explained(e, behavior);
         note_disagreement(e);
         e.trust = Some(entity_trust(e));
     }
@@ -147,15 +155,29 @@ pub fn score_report(report: &mut Report) {
 /// `path:~/.ssh/id_rsa`.
 pub fn objects(f: &Finding) -> BTreeSet<String> {
     let mut texts: Vec<&str> = vec![f.observation.as_str()];
+    let mut out_hosts: Vec<String> = Vec::new();
     for e in &f.evidence {
         match e {
-            Evidence::Network { destination, .. } => texts.push(destination),
+            Evidence::Network { destination, .. } => {
+                texts.push(destination);
+                // `DNS query host`, `TLS to host`, `host:port`: the last word names the host.
+                if let Some(last) = destination.split_whitespace().last()
+                    && !last.contains("://")
+                {
+                    let host = strip_port(last)
+                        .trim_matches(['[', ']'])
+                        .to_ascii_lowercase();
+                    if !host.is_empty() {
+                        out_hosts.push(host_object(&host));
+                    }
+                }
+            }
             Evidence::Source { note, .. } => texts.push(note),
             Evidence::Llm { rationale, .. } => texts.push(rationale),
             _ => {}
         }
     }
-    let mut out = BTreeSet::new();
+    let mut out: BTreeSet<String> = out_hosts.into_iter().collect();
     for t in texts {
         collect_objects(t, &mut out);
     }
@@ -181,7 +203,7 @@ fn collect_objects(text: &str, out: &mut BTreeSet<String>) {
         let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
         let host = strip_port(authority).to_ascii_lowercase();
         if !host.is_empty() {
-            out.insert(format!("host:{host}"));
+            out.insert(host_object(&host));
         }
         rest = &after[end..];
     }
@@ -197,11 +219,85 @@ fn collect_objects(text: &str, out: &mut BTreeSet<String>) {
             && (h.contains('.') || h.starts_with('['))
             && !h.contains('/')
         {
-            out.insert(format!(
-                "host:{}",
-                h.trim_matches(['[', ']']).to_ascii_lowercase()
+            out.insert(host_object(
+                &h.trim_matches(['[', ']']).to_ascii_lowercase(),
             ));
         }
+    }
+}
+
+/// `host:NAME`; every spelling of the loopback host is one object.
+fn host_object(host: &str) -> String {
+    match host {
+        "localhost" | "127.0.0.1" | "::1" | "0:0:0:0:0:0:0:1" => "host:loopback".to_string(),
+        h => format!("host:{h}"),
+    }
+}
+
+/// What the static witness saw a tool do, as objects: the hosts and paths of its capabilities
+/// (`urlopen https://api.x/…`, `socket.create_connection 127.0.0.1 8080`, `chmod ~/.app`).
+fn capability_objects(b: &ToolBehavior) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for c in &b.capabilities {
+        let Some(detail) = c.detail.as_deref() else {
+            continue;
+        };
+        collect_objects(detail, &mut out);
+        if let Some(first) = detail.split_whitespace().next() {
+            let host = first.trim_matches(['[', ']']).to_ascii_lowercase();
+            let hostlike = host == "localhost"
+                || (host.contains('.')
+                    && host
+                        .chars()
+                        .all(|ch| ch.is_ascii_alphanumeric() || ".-:".contains(ch)));
+            if hostlike {
+                out.insert(host_object(&host));
+            }
+        }
+    }
+    out
+}
+
+/// A runtime finding the static witness explains: static analysis covered the tool completely,
+/// saw it act on exactly these hosts or paths, and found nothing wrong with that (its rules judge
+/// "declared" on the meaning of the description: the service it names, the app's own folder).
+/// The finding stays, one step lower (HIGH → MEDIUM) with a note saying why; a CRITICAL one
+/// (a canary that left) is never explained away.
+pub fn reconcile_explained(e: &mut EntityReport, behavior: Option<&ToolBehavior>) {
+    let Some(b) = behavior else { return };
+    let static_clean = e
+        .analyzers
+        .iter()
+        .any(|s| s.analyzer == Analyzer::Static && s.state == AnalyzerState::Complete)
+        && !e
+            .findings
+            .iter()
+            .any(|f| f.analyzers.contains(&Analyzer::Static));
+    if !static_clean || !b.complete {
+        return;
+    }
+    let seen = capability_objects(b);
+    for f in &mut e.findings {
+        if f.analyzers != [Analyzer::Runtime] || f.severity != Severity::High {
+            continue;
+        }
+        let obj = objects(f);
+        if obj.is_empty() || !obj.is_subset(&seen) {
+            continue;
+        }
+        let list: Vec<&str> = obj
+            .iter()
+            .map(|o| o.split_once(':').map_or(o.as_str(), |(_, v)| v))
+            .collect();
+        f.severity = Severity::Medium;
+        f.evidence.push(Evidence::Note {
+            text: format!(
+                "explained by static analysis: the tool's code acts on {} and the static witness, \
+                 which analysed the tool completely, judged that consistent with its description \
+                 (lowered from HIGH)",
+                list.join(", ")
+            ),
+        });
     }
 }
 
@@ -524,6 +620,99 @@ mod tests {
             notes
                 .iter()
                 .any(|n| n.contains("static analysis cannot explain"))
+        );
+    }
+
+    fn behavior(details: &[&str]) -> ToolBehavior {
+        let mut b: ToolBehavior = serde_json::from_value(serde_json::json!({
+            "tool": {"server": "s", "kind": "tool", "name": "format_note"},
+            "handler": "format_note",
+            "location": {"file": "server.py", "line": 1, "column": 1},
+            "complete": true
+        }))
+        .expect("behavior");
+        for d in details {
+            b.capabilities.push(
+                serde_json::from_value(serde_json::json!({
+                    "kind": "network-fetch", "api": "urllib.request.urlopen", "detail": d,
+                    "location": {"file": "server.py", "line": 2, "column": 1}
+                }))
+                .expect("capability"),
+            );
+        }
+        b
+    }
+
+    #[test]
+    fn egress_static_saw_and_judged_declared_is_lowered_with_a_note_and_a_leak_never_is() {
+        let mut egress = finding(
+            "MCPS-R003",
+            Analyzer::Runtime,
+            "UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS",
+            "network egress to TLS to docs.example.cn, DNS query docs.example.cn, undeclared",
+            Severity::High,
+        );
+        for d in ["DNS query docs.example.cn", "TLS to docs.example.cn"] {
+            egress.evidence.push(Evidence::Network {
+                destination: d.into(),
+                protocol: "tcp".into(),
+                payload_excerpt: None,
+            });
+        }
+        let leak = finding(
+            "MCPS-R001",
+            Analyzer::Runtime,
+            "DATA EXFILTRATION",
+            "the canary from ~/.ssh/id_rsa appeared in a payload to https://docs.example.cn/x",
+            Severity::Critical,
+        );
+        let b = behavior(&["https://docs.example.cn/en/services.html"]);
+        let mut e = entity(
+            vec![egress.clone(), leak],
+            &[Analyzer::Static, Analyzer::Runtime],
+        );
+        reconcile_explained(&mut e, Some(&b));
+        let r003 = e
+            .findings
+            .iter()
+            .find(|f| f.rule_id == "MCPS-R003")
+            .expect("kept");
+        assert_eq!(r003.severity, Severity::Medium);
+        assert!(
+            r003.evidence
+                .iter()
+                .any(|ev| ev.summary().contains("explained by static"))
+        );
+        let r001 = e
+            .findings
+            .iter()
+            .find(|f| f.rule_id == "MCPS-R001")
+            .expect("kept");
+        assert_eq!(r001.severity, Severity::Critical);
+
+        // Twin: egress to a host the code never names stays HIGH.
+        let mut other = entity(vec![egress.clone()], &[Analyzer::Static, Analyzer::Runtime]);
+        reconcile_explained(
+            &mut other,
+            Some(&behavior(&["https://api.weather.example/v1"])),
+        );
+        assert_eq!(other.findings[0].severity, Severity::High);
+
+        // Twin: a static finding on the tool means static did not find it all fine.
+        let s = finding(
+            "MCPS-S014",
+            Analyzer::Static,
+            "UNAUTHORIZED OR UNSOLICITED SYSTEM ACCESS",
+            "open(~/.ssh/id_rsa)",
+            Severity::High,
+        );
+        let mut flagged = entity(vec![egress, s], &[Analyzer::Static, Analyzer::Runtime]);
+        reconcile_explained(&mut flagged, Some(&b));
+        assert!(
+            flagged
+                .findings
+                .iter()
+                .all(|f| f.severity == Severity::High)
         );
     }
 
