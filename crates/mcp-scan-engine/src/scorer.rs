@@ -18,7 +18,7 @@
 //! without finding it, each carry a note saying so. Nothing is dropped or lowered.
 //!
 //! **Explained.** A HIGH runtime finding no other witness shares, on a tool the static witness
-//! analysed completely and found nothing wrong with, whose hosts and paths are all ones the
+//! analysed completely without raising that threat, whose hosts and paths are all ones the
 //! static witness saw the tool's code act on, is lowered to MEDIUM with a note: static analysis
 //! judges "declared" on the description's meaning (the service it names, the app's own folder),
 //! which a run cannot. A CRITICAL finding (a canary that left) is never lowered.
@@ -259,26 +259,32 @@ fn capability_objects(b: &ToolBehavior) -> BTreeSet<String> {
 }
 
 /// A runtime finding the static witness explains: static analysis covered the tool completely,
-/// saw it act on exactly these hosts or paths, and found nothing wrong with that (its rules judge
+/// saw it act on exactly these hosts or paths, and raised nothing of that threat (its rules judge
 /// "declared" on the meaning of the description: the service it names, the app's own folder).
 /// The finding stays, one step lower (HIGH → MEDIUM) with a note saying why; a CRITICAL one
 /// (a canary that left) is never explained away.
 pub fn reconcile_explained(e: &mut EntityReport, behavior: Option<&ToolBehavior>) {
     let Some(b) = behavior else { return };
-    let static_clean = e
+    let static_complete = e
         .analyzers
         .iter()
-        .any(|s| s.analyzer == Analyzer::Static && s.state == AnalyzerState::Complete)
-        && !e
-            .findings
-            .iter()
-            .any(|f| f.analyzers.contains(&Analyzer::Static));
-    if !static_clean || !b.complete {
+        .any(|s| s.analyzer == Analyzer::Static && s.state == AnalyzerState::Complete);
+    if !static_complete || !b.complete {
         return;
     }
+    // Threats the static witness did raise on this tool: there it did not find things fine.
+    let static_threats: BTreeSet<String> = e
+        .findings
+        .iter()
+        .filter(|f| f.analyzers.contains(&Analyzer::Static))
+        .map(|f| f.taxonomy.threat.clone())
+        .collect();
     let seen = capability_objects(b);
     for f in &mut e.findings {
-        if f.analyzers != [Analyzer::Runtime] || f.severity != Severity::High {
+        if f.analyzers != [Analyzer::Runtime]
+            || f.severity != Severity::High
+            || static_threats.contains(&f.taxonomy.threat)
+        {
             continue;
         }
         let obj = objects(f);
@@ -698,12 +704,12 @@ mod tests {
         );
         assert_eq!(other.findings[0].severity, Severity::High);
 
-        // Twin: a static finding on the tool means static did not find it all fine.
+        // Twin: static raised the same threat on the tool: it did not find the egress fine.
         let s = finding(
-            "MCPS-S014",
+            "MCPS-S010",
             Analyzer::Static,
-            "UNAUTHORIZED OR UNSOLICITED SYSTEM ACCESS",
-            "open(~/.ssh/id_rsa)",
+            "UNAUTHORIZED OR UNSOLICITED NETWORK ACCESS",
+            "network-send urllib.request.urlopen(POST http://10.9.8.7/x)",
             Severity::High,
         );
         let mut flagged = entity(vec![egress, s], &[Analyzer::Static, Analyzer::Runtime]);
