@@ -15,7 +15,7 @@ pub use finding::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, ToolR
 pub use report::{
     AnalyzerState, AnalyzerStatus, ContainmentLayer, Coverage, CoverageGap, Diagnostic,
     DiagnosticLevel, EntityReport, ExitKind, FailOn, GapKind, REPORT_SCHEMA_VERSION, Report,
-    ScanInfo, ToolStatus,
+    ScanInfo, ServerReport, ToolStatus,
 };
 pub use severity::{Confidence, Severity};
 pub use taxonomy::{TaxonomyEntry, TaxonomyRef};

@@ -81,6 +81,10 @@ pub struct EntityReport {
     pub declared: Option<String>,
     pub analyzers: Vec<AnalyzerStatus>,
     pub findings: Vec<Finding>,
+    /// Trust score 0-100 from the scorer (`mcp-scan scan`; docs/scoring.md). Never above the
+    /// INCOMPLETE cap when an analyzer did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<u8>,
 }
 
 impl EntityReport {
@@ -90,6 +94,7 @@ impl EntityReport {
             declared,
             analyzers: Vec::new(),
             findings: Vec::new(),
+            trust: None,
         }
     }
 
@@ -194,6 +199,34 @@ pub struct Report {
     /// The runtime sandbox's containment layers and whether each was in force (`dynamic`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub containment: Vec<ContainmentLayer>,
+    /// One entry per scanned server (`mcp-scan scan`): its identity, the witnesses that ran on
+    /// it, its verdict and trust score.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerReport>,
+}
+
+/// One scanned server: who it is, which witnesses looked at it, and what they concluded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerReport {
+    /// The one name every witness's findings use (`ToolRef::server`).
+    pub name: String,
+    /// Where it came from: `directory …`, `command …`, `url …`, `config FILE (client)`.
+    pub origin: Vec<String>,
+    /// Names of the environment variables its configuration sets (values are never kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// The `serverInfo.name` it announced, when it ran or was listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<String>,
+    /// Each witness, whether it ran on this server and why not.
+    pub witnesses: Vec<AnalyzerStatus>,
+    /// Server-level observations of the scorer: coverage cross-check, disagreements.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The server's verdict (worst of its entities; INCOMPLETE when a witness did not complete).
+    pub status: ToolStatus,
+    /// Trust score 0-100 (docs/scoring.md): the weakest of its entities, capped when incomplete.
+    pub trust: u8,
 }
 
 /// One layer of the runtime sandbox's containment (`dynamic`). A layer the host could not give
@@ -287,6 +320,7 @@ impl Report {
             behaviors: Vec::new(),
             coverage: None,
             containment: Vec::new(),
+            servers: Vec::new(),
         }
     }
 
@@ -314,6 +348,10 @@ impl Report {
                 .iter()
                 .any(|d| d.level == DiagnosticLevel::Warning)
             || self.coverage.as_ref().is_some_and(|c| !c.complete())
+            || self
+                .servers
+                .iter()
+                .any(|s| s.status == ToolStatus::Incomplete)
     }
 
     /// Keeps only findings at or above `min` (display filter; the exit code is decided first).
@@ -335,6 +373,7 @@ impl Report {
             e.analyzers.sort_by_key(|a| a.analyzer);
         }
         self.entities.sort_by(|a, b| a.target.cmp(&b.target));
+        self.servers.sort_by(|a, b| a.name.cmp(&b.name));
     }
 
     /// The exit status BRIEF §6 prescribes.

@@ -120,6 +120,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
     v.coverage_section(&mut out);
     v.diagnostics_section(&mut out);
     out

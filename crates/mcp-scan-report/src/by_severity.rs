@@ -3,6 +3,7 @@
 
 use crate::common::{
     EntityView, View, analyzers_label, entity_name, incomplete_reasons, plural, taxonomy_codes,
+    trust_suffix,
 };
 use crate::style::{Verdict, clean, clip_text};
 use mcp_scan_core::Finding;
@@ -39,7 +40,12 @@ pub(crate) fn render(v: &View<'_>) -> String {
                     let _ = writeln!(out, "  (none)");
                 }
                 for (e, fs) in groups {
-                    let _ = writeln!(out, "  {}", entity_name(&e.entity.target));
+                    let _ = writeln!(
+                        out,
+                        "  {}{}",
+                        entity_name(&e.entity.target),
+                        trust_suffix(e.entity)
+                    );
                     for f in fs {
                         let _ = writeln!(
                             out,
@@ -74,7 +80,12 @@ pub(crate) fn render(v: &View<'_>) -> String {
                     let _ = writeln!(out, "  (none)");
                 }
                 for e in items {
-                    let _ = writeln!(out, "  {}", entity_name(&e.entity.target));
+                    let _ = writeln!(
+                        out,
+                        "  {}{}",
+                        entity_name(&e.entity.target),
+                        trust_suffix(e.entity)
+                    );
                     if verdict == Verdict::Incomplete {
                         let _ = writeln!(
                             out,
@@ -90,6 +101,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
     v.coverage_section(&mut out);
     v.diagnostics_section(&mut out);
     out

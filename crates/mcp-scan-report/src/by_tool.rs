@@ -1,6 +1,8 @@
 //! `by_tool`: one line per item with its worst severity (or SAFE / INCOMPLETE).
 
-use crate::common::{View, entity_name, incomplete_reasons, plural, taxonomy_codes, unique};
+use crate::common::{
+    View, entity_name, incomplete_reasons, plural, taxonomy_codes, trust_suffix, unique,
+};
 use crate::style::{Verdict, pad};
 use std::fmt::Write as _;
 
@@ -34,16 +36,18 @@ pub(crate) fn render(v: &View<'_>) -> String {
             ));
         }
         let line = format!(
-            "{} {}  {}",
+            "{} {}  {}{}",
             pad(&v.verdict_label(verdict), 10),
             pad(&entity_name(&e.entity.target), width),
-            detail.join("; ")
+            detail.join("; "),
+            trust_suffix(e.entity)
         );
         let _ = writeln!(out, "{}", line.trim_end());
     }
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
     v.coverage_section(&mut out);
     v.diagnostics_section(&mut out);
     out

@@ -227,6 +227,62 @@ impl<'a> View<'a> {
         self.gaps_section(out);
     }
 
+    /// One line per scanned server (`scan`): verdict, trust, name, where it came from, then
+    /// each witness's state and the scorer's notes. Nothing for single-witness commands.
+    pub(crate) fn servers_section(&self, out: &mut String) {
+        let servers = &self.report.servers;
+        if servers.is_empty() {
+            return;
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{}",
+            self.style.bold(&format!("Servers ({}):", servers.len()))
+        );
+        for s in servers {
+            let _ = writeln!(
+                out,
+                "  {} trust {:>3}/100  {}  {}",
+                crate::style::pad(&self.style.status(s.status, s.status.as_str()), 10),
+                s.trust,
+                clip(&s.name, MAX_NAME_CHARS),
+                clip_text(&s.origin.join("; "))
+            );
+            if let Some(info) = &s.server_info {
+                let _ = writeln!(out, "      serverInfo: {}", clip(info, MAX_NAME_CHARS));
+            }
+            if !s.env.is_empty() {
+                let names: Vec<String> = s.env.iter().map(|n| clip(n, MAX_NAME_CHARS)).collect();
+                let _ = writeln!(out, "      env (names only): {}", names.join(", "));
+            }
+            let w: Vec<String> = s
+                .witnesses
+                .iter()
+                .map(|a| match a.state {
+                    AnalyzerState::Complete => format!("{} complete", a.analyzer),
+                    AnalyzerState::Incomplete => format!(
+                        "{} INCOMPLETE ({})",
+                        a.analyzer,
+                        clip_text(a.reason.as_deref().unwrap_or("did not complete"))
+                    ),
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "      witnesses: {}",
+                if w.is_empty() {
+                    "none".to_string()
+                } else {
+                    w.join(", ")
+                }
+            );
+            for n in &s.notes {
+                let _ = writeln!(out, "      {}", clip_text(n));
+            }
+        }
+    }
+
     /// The diagnostics section, or nothing when there are none.
     pub(crate) fn diagnostics_section(&self, out: &mut String) {
         let diags = &self.report.diagnostics;
@@ -251,6 +307,11 @@ impl<'a> View<'a> {
     pub(crate) fn verdict_label(&self, v: Verdict) -> String {
         self.style.verdict(v, v.label())
     }
+}
+
+/// "  trust 42" when the scorer ran, else nothing.
+pub(crate) fn trust_suffix(e: &EntityReport) -> String {
+    e.trust.map(|t| format!("  trust {t}")).unwrap_or_default()
 }
 
 /// `notes-server/tool send_note`, with untrusted parts cleaned.

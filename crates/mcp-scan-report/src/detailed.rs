@@ -3,7 +3,7 @@
 
 use crate::common::{
     EntityView, View, analyzer_cell, analyzers_label, entity_name, evidence_line,
-    incomplete_reasons, plural, taxonomy_line,
+    incomplete_reasons, plural, taxonomy_line, trust_suffix,
 };
 use crate::style::{clean, clip_text};
 use mcp_scan_core::{Finding, ToolBehavior, ToolStatus};
@@ -19,6 +19,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
     for e in &v.entities {
         if e.verdict.is_none() {
             continue;
@@ -40,9 +41,10 @@ fn entity(v: &View<'_>, e: &EntityView<'_>, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "{} {}",
+        "{} {}{}",
         s.bold(&format!("== {} ==", entity_name(&ent.target))),
-        status
+        status,
+        trust_suffix(ent)
     );
     if let Some(d) = &ent.declared {
         let _ = writeln!(out, "  Declared: \"{}\"", clip_text(d));

@@ -7,7 +7,7 @@
 use crate::RenderOptions;
 use mcp_scan_core::{
     AnalyzerStatus, ContainmentLayer, Coverage, Diagnostic, EntityReport, Finding, Report,
-    ScanInfo, Severity, ToolBehavior, ToolRef, ToolStatus,
+    ScanInfo, ServerReport, Severity, ToolBehavior, ToolRef, ToolStatus,
 };
 use serde::Serialize;
 
@@ -18,6 +18,8 @@ struct RawReport<'a> {
     scanner_version: &'a str,
     scan: &'a ScanInfo,
     summary: Summary,
+    #[serde(skip_serializing_if = "<[ServerReport]>::is_empty")]
+    servers: &'a [ServerReport],
     #[serde(skip_serializing_if = "Option::is_none")]
     filter: Option<Filter>,
     entities: Vec<RawEntity<'a>>,
@@ -69,6 +71,9 @@ struct RawEntity<'a> {
     status: ToolStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_severity: Option<Severity>,
+    /// Trust score 0-100, when the scorer ran (`scan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trust: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     declared: Option<&'a str>,
     analyzers: &'a [AnalyzerStatus],
@@ -86,6 +91,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         scanner: &report.scanner,
         scanner_version: &report.scanner_version,
         scan: &report.scan,
+        servers: &report.servers,
         summary: Summary {
             entities: report.entities.len(),
             safe: count(ToolStatus::Safe),
@@ -113,6 +119,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
                 target: &e.target,
                 status: e.status(),
                 max_severity: e.max_severity(),
+                trust: e.trust,
                 declared: e.declared.as_deref(),
                 analyzers: &e.analyzers,
                 findings: e.findings.iter().filter(shown).collect(),

@@ -93,7 +93,17 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         .iter()
         .map(|f| {
             let index = rule_ids.iter().position(|id| *id == f.rule_id);
-            result(f, index, &fallback, &paths)
+            let mut r = result(f, index, &fallback, &paths);
+            // The scorer's trust in the entity the finding is about (`scan`).
+            if let Some(t) = report
+                .entities
+                .iter()
+                .find(|e| e.target == f.target)
+                .and_then(|e| e.trust)
+            {
+                r["properties"]["trust"] = json!(t);
+            }
+            r
         })
         .collect();
 
@@ -191,6 +201,9 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
     }
     if let Some(c) = &report.coverage {
         run_props["coverage"] = json!(c);
+    }
+    if !report.servers.is_empty() {
+        run_props["servers"] = json!(report.servers);
     }
 
     let mut log = json!({

@@ -1,7 +1,8 @@
 //! `summary`: counts, then the unsafe, incomplete and safe items, then diagnostics.
 
 use crate::common::{
-    EntityView, View, counts_line, entity_name, incomplete_reasons, plural, severity_counts, unique,
+    EntityView, View, counts_line, entity_name, incomplete_reasons, plural, severity_counts,
+    trust_suffix, unique,
 };
 use crate::style::{Verdict, clean, pad};
 use mcp_scan_core::{DiagnosticLevel, EntityKind, ToolStatus};
@@ -69,6 +70,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
     if let Some(note) = v.filter_note() {
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
 
     let unsafe_items: Vec<&EntityView<'_>> = sorted(
         v.entities
@@ -105,10 +107,11 @@ pub(crate) fn render(v: &View<'_>) -> String {
             }
             let _ = writeln!(
                 out,
-                "  {} {}  {detail}: {}",
+                "  {} {}  {detail}: {}{}",
                 pad(&v.verdict_label(verdict), 10),
                 pad(&entity_name(&e.entity.target), width),
-                threats.join(", ")
+                threats.join(", "),
+                trust_suffix(e.entity)
             );
         }
     }
@@ -126,10 +129,11 @@ pub(crate) fn render(v: &View<'_>) -> String {
         for e in incomplete {
             let _ = writeln!(
                 out,
-                "  {} {}  {}",
+                "  {} {}  {}{}",
                 pad(&v.verdict_label(Verdict::Incomplete), 10),
                 pad(&entity_name(&e.entity.target), width),
-                incomplete_reasons(e.entity).join("; ")
+                incomplete_reasons(e.entity).join("; "),
+                trust_suffix(e.entity)
             );
         }
     }
@@ -145,9 +149,10 @@ pub(crate) fn render(v: &View<'_>) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {} {}{note}",
+                "  {} {}{note}{}",
                 pad(&v.verdict_label(Verdict::Safe), 10),
-                entity_name(&e.entity.target)
+                entity_name(&e.entity.target),
+                trust_suffix(e.entity)
             );
         }
     }

@@ -15,6 +15,11 @@ pub(crate) fn render(v: &View<'_>) -> String {
     header.extend(analyzers.iter().map(|a| a.as_str().to_uppercase()));
     header.push("SEVERITY".to_string());
     header.push("FINDINGS".to_string());
+    // The scorer's column, only when it ran (`scan`).
+    let scored = v.report.entities.iter().any(|e| e.trust.is_some());
+    if scored {
+        header.push("TRUST".to_string());
+    }
 
     // Each cell as (plain text for width, styled text to print).
     let mut rows: Vec<Vec<(String, String)>> = Vec::new();
@@ -43,6 +48,13 @@ pub(crate) fn render(v: &View<'_>) -> String {
         } else {
             e.shown.len().to_string()
         }));
+        if scored {
+            row.push(plain(
+                e.entity
+                    .trust
+                    .map_or_else(|| "-".to_string(), |t| t.to_string()),
+            ));
+        }
         rows.push(row);
     }
 
@@ -73,6 +85,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         let _ = writeln!(out);
         let _ = writeln!(out, "{note}");
     }
+    v.servers_section(&mut out);
     v.coverage_section(&mut out);
     v.diagnostics_section(&mut out);
     out

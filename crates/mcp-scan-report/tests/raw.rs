@@ -118,3 +118,33 @@ fn schema_rejects_a_document_that_breaks_it() {
     assert!(errors.iter().any(|e| e.contains("'SEVERE'")));
     assert!(errors.iter().any(|e| e.contains("'surprise'")));
 }
+
+#[test]
+fn raw_of_a_scored_scan_with_servers_and_trust_validates_and_round_trips() {
+    let mut report = sample_report();
+    report.scan.command = "scan".into();
+    for (i, e) in report.entities.iter_mut().enumerate() {
+        e.trust = Some(u8::try_from(i * 10).unwrap_or(100).min(100));
+    }
+    report.servers.push(mcp_scan_core::ServerReport {
+        name: "notes".into(),
+        origin: vec!["config ~/.cursor/mcp.json (cursor)".into()],
+        env: vec!["NOTES_TOKEN".into()],
+        server_info: Some("notes-server".into()),
+        witnesses: vec![mcp_scan_core::AnalyzerStatus::complete(
+            mcp_scan_core::Analyzer::Static,
+        )],
+        notes: vec!["runtime: not run (pass --run to run the server in the sandbox)".into()],
+        status: mcp_scan_core::ToolStatus::Unsafe,
+        trust: 12,
+    });
+    let text = render(&report, Format::Raw, &RenderOptions::default());
+    let errors = schema_errors(SCHEMA, &text);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let back: Report = serde_json::from_str(&text).expect("raw parses as a Report");
+    assert_eq!(back, report);
+    // Its twin: a trust above 100 is not a score.
+    let mut v: Value = serde_json::from_str(&text).expect("json");
+    v["servers"][0]["trust"] = Value::from(101);
+    assert_eq!(schema_errors(SCHEMA, &v.to_string()).len(), 1);
+}

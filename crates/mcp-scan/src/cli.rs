@@ -22,6 +22,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Every witness on every server: source directories, client configuration files, URLs and
+    /// a launch command after `--`; findings merged per tool, one verdict and trust score per
+    /// server and tool. `--run` runs local servers in the sandbox.
+    Scan(crate::commands::scan::ScanArgs),
     /// Static behavioural analysis of a server's source tree: what every tool's code really does
     /// (taint flows, capabilities) and where that is dangerous or differs from its description.
     Behavioral(crate::commands::behavioral::BehavioralArgs),

@@ -19,6 +19,16 @@ impl std::fmt::Display for SandboxUnavailable {
 
 impl std::error::Error for SandboxUnavailable {}
 
+/// An engine error as the binary reports it: a sandbox that could not be set up exits 2.
+pub fn engine_error(e: mcp_scan_engine::EngineError) -> anyhow::Error {
+    match e {
+        mcp_scan_engine::EngineError::Sandbox(_) => {
+            anyhow::Error::new(SandboxUnavailable(e.to_string()))
+        }
+        e => anyhow::Error::new(e),
+    }
+}
+
 /// Runs one command line to completion.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitKind> {
     commands::dispatch(cli)

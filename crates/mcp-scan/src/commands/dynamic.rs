@@ -1,12 +1,11 @@
 //! `mcp-scan dynamic [OPTIONS] -- <cmd>...`: the runtime witness. Runs the server in a namespace
 //! sandbox under strace, drives it as an MCP client and reports declared vs observed behaviour.
 
-use crate::SandboxUnavailable;
 use crate::cli::OutputArgs;
 use anyhow::Context;
 use clap::Args;
 use mcp_scan_core::ExitKind;
-use mcp_scan_dynamic::{DynamicError, DynamicOptions, RemoteTransport};
+use mcp_scan_dynamic::{DynamicOptions, RemoteTransport};
 use mcp_scan_report::Format;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -160,7 +159,7 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
             accept_changes: args.accept_changes,
             out_dir: args.out_dir.clone(),
         };
-        let outcome = mcp_scan_dynamic::scan_remote(&remote).context("remote scan failed")?;
+        let outcome = mcp_scan_engine::runtime::run_remote(&remote).map_err(crate::engine_error)?;
         return crate::output::emit(outcome.report, &args.output);
     }
     let mut opts = DynamicOptions::new(args.command.clone());
@@ -186,15 +185,7 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
     if let Some(m) = mcp_scan_dynamic::second_run::SecondRun::named(&args.second_run) {
         opts.second_run = m;
     }
-    let outcome = match mcp_scan_dynamic::scan(&opts) {
-        Ok(o) => o,
-        Err(DynamicError::Sandbox(e)) => {
-            return Err(anyhow::Error::new(SandboxUnavailable(format!(
-                "cannot set up the sandbox: {e}"
-            ))));
-        }
-        Err(e) => return Err(e).context("dynamic scan failed"),
-    };
+    let outcome = mcp_scan_engine::runtime::run_command(&opts).map_err(crate::engine_error)?;
     if let Some(note) = &outcome.second_run {
         eprintln!("mcp-scan: note: {note}");
     }

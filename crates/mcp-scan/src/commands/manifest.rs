@@ -1,9 +1,9 @@
-//! `mcp-scan manifest <FILE>...`: the description witness over manifests.
+//! `mcp-scan manifest <FILE>...`: the description witness over manifests
+//! (`mcp_scan_engine::manifest`).
 
 use crate::cli::OutputArgs;
 use clap::Args;
-use mcp_scan_core::{Analyzer, Diagnostic, DiagnosticLevel, ExitKind, Report, ScanInfo};
-use mcp_scan_description::DescriptionAnalyzer;
+use mcp_scan_core::ExitKind;
 
 #[derive(Debug, Args)]
 pub struct ManifestArgs {
@@ -26,45 +26,10 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
     if args.files.iter().filter(|f| f.as_str() == "-").count() > 1 {
         anyhow::bail!("standard input (`-`) can only be named once");
     }
-    let analyzer = DescriptionAnalyzer::builtin()
-        .map_err(|e| anyhow::anyhow!("built-in description rules do not load: {e}"))?;
-    let mut report = Report::new(ScanInfo {
-        command: "manifest".into(),
-        targets: args.files.clone(),
-        analyzers: vec![Analyzer::Description],
-    });
-    let mut judge_items = Vec::new();
-    for file in &args.files {
-        let out = mcp_scan_manifest::load(file);
-        let diag = |level| {
-            move |e: mcp_scan_manifest::ManifestError| Diagnostic {
-                level,
-                file: Some(e.file),
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            }
-        };
-        report
-            .diagnostics
-            .extend(out.errors.into_iter().map(diag(DiagnosticLevel::Error)));
-        report
-            .diagnostics
-            .extend(out.warnings.into_iter().map(diag(DiagnosticLevel::Warning)));
-        report
-            .entities
-            .extend(analyzer.scan_manifest(&out.manifest));
-        judge_items.extend(
-            mcp_scan_description::declared_texts(&out.manifest)
-                .into_iter()
-                .map(|d| mcp_scan_llm::JudgeItem {
-                    tool: d.target,
-                    fields: d.fields,
-                    declared: d.declared,
-                    location: d.location,
-                }),
-        );
-    }
+    let mcp_scan_engine::manifest::ManifestScan {
+        mut report,
+        judge_items,
+    } = mcp_scan_engine::manifest::build_report(&args.files)?;
     if let Some(outcome) = mcp_scan_llm::judge_report(&args.llm, &mut report, &judge_items, &|k| {
         std::env::var(k).ok()
     })? {

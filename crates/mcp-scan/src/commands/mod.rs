@@ -6,6 +6,7 @@ pub mod clients;
 pub mod dynamic;
 pub mod manifest;
 pub mod rules;
+pub mod scan;
 
 use crate::cli::{Cli, Command};
 use mcp_scan_core::ExitKind;
@@ -19,5 +20,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitKind> {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dynamic(args) => dynamic::run(args),
         Command::Clients(cmd) => clients::run(cmd),
+        Command::Scan(args) => scan::run(args),
     }
 }
