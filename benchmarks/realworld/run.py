@@ -7,7 +7,7 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|unseen5[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
 (--totals: totals per split only, for a held-out half whose per-package results are not to be read)
 """
 import argparse
@@ -79,7 +79,8 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2",
                                                              "unseen3-dev", "unseen3-heldout", "unseen3",
-                                                             "unseen4-dev", "unseen4-heldout", "unseen4", "all"])
+                                                             "unseen4-dev", "unseen4-heldout", "unseen4",
+                                                             "unseen5-dev", "unseen5-heldout", "unseen5", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=2)
@@ -143,7 +144,7 @@ def main():
             print(f"             key {f['key']}")
     print()
     for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout",
-                  "unseen4-dev", "unseen4-heldout", "all"):
+                  "unseen4-dev", "unseen4-heldout", "unseen5-dev", "unseen5-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:
             continue

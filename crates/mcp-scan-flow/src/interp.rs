@@ -2363,6 +2363,19 @@ impl Frame<'_, '_, '_> {
         if let Some(kinds) = models.sanitizers.get(q) {
             out.sanitize(kinds);
         }
+        if let Some(rows) = models.pattern_sanitizers.get(q) {
+            let konst = |i: usize| positional(argv, i).and_then(|v| v.konst.as_deref());
+            for r in rows {
+                let pattern_ok = konst(0).is_some_and(|p| r.pattern.is_match(p));
+                let replacement_ok = r
+                    .replacement
+                    .as_ref()
+                    .is_none_or(|re| konst(1).is_some_and(|t| re.is_match(t)));
+                if pattern_ok && replacement_ok {
+                    out.sanitize(&r.kinds);
+                }
+            }
+        }
         let pos: Vec<Option<&Val>> = argv
             .iter()
             .filter(|(n, _, spread)| n.is_none() && !spread)

@@ -199,6 +199,17 @@ pub struct Guard {
     pub pattern: Option<Regex>,
 }
 
+/// A sanitizer row with `pattern` (and optionally `replacement`): the call's result is safe for
+/// `kinds` only when its first argument is a constant that `pattern` matches and its second one a
+/// constant that `replacement` matches. `re.sub(r"[^A-Za-z0-9_-]+", "_", x)` leaves a slug that
+/// cannot climb out of a directory; `re.sub(r"[^\w./-]", "", x)` keeps `../` and stays tainted.
+#[derive(Debug, Clone)]
+pub struct PatternSanitizer {
+    pub pattern: Regex,
+    pub replacement: Option<Regex>,
+    pub kinds: Vec<String>,
+}
+
 /// A kind of constant text (a phishing lure, an instruction to the model, an escalation
 /// command): string literals it matches carry `label` as taint from where they are written.
 #[derive(Debug, Clone)]
@@ -223,6 +234,9 @@ pub struct Models {
     pub subscript_sources: HashMap<String, SourceRow>,
     /// Kinds a sanitizer makes safe (`*` = all).
     pub sanitizers: HashMap<String, Vec<String>>,
+    /// Sanitizers that make their result safe only for some constant arguments (`re.sub` with a
+    /// pattern that deletes every character but a slug's): see [`PatternSanitizer`].
+    pub pattern_sanitizers: HashMap<String, Vec<PatternSanitizer>>,
     pub propagators: HashMap<String, ConstOp>,
     pub types: HashMap<String, String>,
     pub guards: Vec<Guard>,
@@ -470,7 +484,29 @@ impl Models {
                     kinds.push(check_kind(src, k)?);
                 }
             }
-            self.sanitizers.insert(r.callee, kinds);
+            if let Some(p) = &r.pattern {
+                let pattern = Regex::new(p.get_ref())
+                    .map_err(|e| src.error(p.span(), format!("bad regex: {e}")))?;
+                let replacement = match &r.replacement {
+                    Some(rp) => Some(
+                        Regex::new(rp.get_ref())
+                            .map_err(|e| src.error(rp.span(), format!("bad regex: {e}")))?,
+                    ),
+                    None => None,
+                };
+                self.pattern_sanitizers
+                    .entry(r.callee)
+                    .or_default()
+                    .push(PatternSanitizer {
+                        pattern,
+                        replacement,
+                        kinds,
+                    });
+            } else if let Some(rp) = &r.replacement {
+                return Err(src.error(rp.span(), "a sanitizer's replacement needs a pattern"));
+            } else {
+                self.sanitizers.insert(r.callee, kinds);
+            }
         }
         for r in raw.propagator {
             let op = match r.r#const.as_ref().map(|c| c.get_ref().as_str()) {
@@ -774,6 +810,10 @@ impl RawWhen {
 struct RawSanitizer {
     callee: String,
     kinds: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    pattern: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    replacement: Option<toml::Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -1003,6 +1043,39 @@ mod tests {
                 labels(honest).is_empty(),
                 "{honest:?}: {:?}",
                 labels(honest)
+            );
+        }
+    }
+
+    #[test]
+    fn re_sub_is_a_sanitizer_only_for_a_negated_slug_class_and_a_slug_replacement() {
+        let m = Models::load(PYTHON_MODEL_FILES, PYTHON_SENSITIVE_FILE).expect("models load");
+        let rows = m.pattern_sanitizers.get("re.sub").expect("re.sub row");
+        let sanitizes = |pattern: &str, replacement: &str| {
+            rows.iter().any(|r| {
+                r.pattern.is_match(pattern)
+                    && r.replacement
+                        .as_ref()
+                        .is_none_or(|re| re.is_match(replacement))
+                    && r.kinds.iter().any(|k| k == "file-write")
+            })
+        };
+        for (p, t) in [
+            (r"[^0-9A-Za-z]+", ""),
+            (r"[^\w-]", "_"),
+            (r"[^a-zA-Z0-9_\-]+", "-"),
+        ] {
+            assert!(sanitizes(p, t), "{p} -> {t:?} leaves a slug");
+        }
+        for (p, t) in [
+            (r"[^\w./-]+", "_"),
+            (r"[^0-9A-Za-z]+", "/"),
+            (r"\s+", "_"),
+            (r"[0-9A-Za-z]+", ""),
+        ] {
+            assert!(
+                !sanitizes(p, t),
+                "{p} -> {t:?} can keep a path separator or dots"
             );
         }
     }

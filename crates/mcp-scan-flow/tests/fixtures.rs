@@ -1007,3 +1007,29 @@ fn a_url_the_caller_hands_over_declares_the_destination_but_is_still_ssrf() {
         "{report:?}"
     );
 }
+
+#[test]
+fn re_sub_down_to_a_slug_sanitizes_a_path_part_and_a_class_keeping_dots_and_slashes_does_not() {
+    let s = check_fixture("regex_guards");
+    let writes = |tool: &str| -> Vec<bool> {
+        behavior(&s, tool)
+            .flows
+            .iter()
+            .filter(|f| f.source == "param:title" && f.sink_kind == "file-write")
+            .map(|f| f.sanitized)
+            .collect()
+    };
+    // Through the helper `_note_id`: the flow is still seen, and sanitized.
+    let slug = writes("save_note");
+    assert!(
+        !slug.is_empty() && slug.iter().all(|s| *s),
+        "save_note: {slug:?}\n{}",
+        describe(&s.results)
+    );
+    let loose = writes("save_entry");
+    assert!(
+        !loose.is_empty() && loose.iter().all(|s| !*s),
+        "save_entry: {loose:?}\n{}",
+        describe(&s.results)
+    );
+}
