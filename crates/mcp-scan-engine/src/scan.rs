@@ -104,6 +104,9 @@ pub struct ConfiguredServer {
     /// Its source, when the caller has it (a registry package fetched and unpacked); otherwise
     /// the engine looks for the script the launch command runs.
     pub source: Option<PathBuf>,
+    /// Why the caller could not get its source (a fetch that failed, a container image): the
+    /// static witness is then INCOMPLETE with this reason, never silently absent.
+    pub source_gap: Option<String>,
 }
 
 /// Everything `scan` needs besides the targets.
@@ -151,6 +154,7 @@ struct ServerSpec {
     manifest: Option<PathBuf>,
     origin: Vec<String>,
     env_names: Vec<String>,
+    source_gap: Option<String>,
 }
 
 /// Whether a JSON file is a client configuration (a `mcpServers` or `servers` object).
@@ -223,6 +227,7 @@ pub fn read_config(path: &Path) -> Result<Vec<ConfiguredServer>, EngineError> {
             launch,
             env_names,
             source: None,
+            source_gap: None,
         });
     }
     Ok(out)
@@ -290,6 +295,9 @@ fn specs_from(
                     .source
                     .clone()
                     .or_else(|| command_source(command, cwd.as_deref()));
+                if spec.source.is_none() {
+                    spec.source_gap = c.source_gap.clone();
+                }
                 spec.command = Some(command.clone());
                 spec.cwd = cwd.clone();
             }
@@ -421,6 +429,8 @@ fn scan_server(
             ));
         }
         statics = Some(r);
+    } else if let Some(reason) = &spec.source_gap {
+        notes.push(format!("static: not run: {reason}"));
     } else {
         notes.push(match (&spec.command, &spec.url) {
             (_, Some(_)) => "static: not run: a remote server's source is not available".into(),
@@ -573,6 +583,12 @@ fn scan_server(
                 None => AnalyzerStatus::complete(a),
             },
         );
+    }
+    if let Some(reason) = spec.source_gap.as_ref().filter(|_| !ran_static) {
+        failed.push(AnalyzerStatus::incomplete(
+            Analyzer::Static,
+            format!("its source could not be analysed: {reason}"),
+        ));
     }
     for f in failed {
         witnesses.retain(|w| w.analyzer != f.analyzer);

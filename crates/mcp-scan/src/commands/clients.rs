@@ -64,7 +64,7 @@ pub fn run(cmd: ClientsCommand) -> anyhow::Result<ExitKind> {
     }
 }
 
-fn home() -> anyhow::Result<PathBuf> {
+pub(crate) fn home() -> anyhow::Result<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
@@ -73,7 +73,7 @@ fn home() -> anyhow::Result<PathBuf> {
 
 /// Control characters from a configuration file (a cloned repository's `.mcp.json`) are shown
 /// escaped, never sent to the terminal.
-fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     if s.chars().any(char::is_control) {
         s.escape_debug().to_string()
     } else {
