@@ -2326,3 +2326,86 @@ for register in registrars():
     assert!(tools(&t).is_empty(), "{:?}", tools(&t));
     assert_eq!(unresolved_gaps(&t), [("pkg/plugin.py".to_string(), 4)]);
 }
+
+#[test]
+fn a_tool_dispatcher_registered_by_request_method_on_a_server_attribute_is_split() {
+    // mcp 2.x low-level: handlers registered by request name on a server held in `self.server`,
+    // inside a method; the dispatcher delegates to a method branching on the tool name.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+class App:
+    def __init__(self):
+        self.server = Server("x")
+
+    def setup(self):
+        async def handle_list_tools(ctx, params):
+            return types.ListToolsResult(tools=[
+                types.Tool(name="read_note", description="Read a note", inputSchema={}),
+                types.Tool(name="list_notes", description="List notes", inputSchema={}),
+            ])
+
+        self.server.add_request_handler("tools/list", types.PaginatedRequestParams, handle_list_tools)
+
+        async def handle_call_tool(ctx, params):
+            return self._dispatch(params.name, params.arguments or {})
+
+        self.server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
+
+    def _dispatch(self, name, args):
+        if name == "read_note":
+            return open(args["path"]).read()
+        elif name == "list_notes":
+            return []
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["list_notes", "read_note"]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_handler_registered_for_another_request_is_not_a_tool_dispatcher() {
+    // Twin: `resources/read` and `tools/list` handlers are not tool dispatchers; no tool, no gap.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+server = Server("x")
+
+async def handle_read_resource(ctx, params):
+    if params.uri == "note://a":
+        return "a"
+
+server.add_request_handler("resources/read", types.ReadResourceRequestParams, handle_read_resource)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 0);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_request_handler_whose_request_or_handler_cannot_be_followed_is_a_gap() {
+    // Fail closed: a request name computed at run time may be `tools/call`, and a dispatcher
+    // taken from a parameter is not analysed: each is a gap at its call, never a silent miss.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+server = Server("x")
+
+def install(method, fn):
+    server.add_request_handler(method, types.CallToolRequestParams, fn)
+
+def install_dispatcher(fn):
+    server.add_request_handler("tools/call", types.CallToolRequestParams, fn)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(
+        unresolved_gaps(&t),
+        [
+            ("pkg/server.py".to_string(), 7),
+            ("pkg/server.py".to_string(), 10)
+        ]
+    );
+}

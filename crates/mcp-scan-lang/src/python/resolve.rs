@@ -541,6 +541,7 @@ impl<'a> Resolver<'a> {
         let mut candidates: HashSet<String> =
             fw.registrations.iter().map(|r| r.method.clone()).collect();
         candidates.extend(fw.low_level.dispatcher_methods.iter().cloned());
+        candidates.extend(fw.low_level.request_methods.iter().cloned());
         for c in &fw.server_classes {
             candidates.insert(c.name.clone());
         }
@@ -1074,6 +1075,7 @@ impl<'a> Resolver<'a> {
                     .iter()
                     .any(|m| m == attr)
                     || self.fw.low_level.listing_methods.iter().any(|m| m == attr)
+                    || self.fw.low_level.request_methods.iter().any(|m| m == attr)
             }
         };
         known.then(|| Val::Method {
@@ -3375,6 +3377,16 @@ impl<'a> Resolver<'a> {
                 }
                 return;
             }
+            Some(Val::Method {
+                style: ServerStyle::LowLevel,
+                method,
+                server,
+            }) if self.fw.low_level.request_methods.contains(&method) => {
+                if pass == Pass::Sites {
+                    self.request_handler(env, call, callee, args, &server);
+                }
+                return;
+            }
             None if pass == Pass::Sites && self.framework_aware[env.m] => {
                 // `x.tool(...)(fn)`: the decorator applied directly.
                 if let ExprKind::Call { callee: inner, .. } = &callee.kind
@@ -3581,6 +3593,63 @@ impl<'a> Resolver<'a> {
                     format!("`{kw}=` names a dispatcher that could not be resolved to a function"),
                 ),
             }
+        }
+    }
+
+    /// `server.add_request_handler("tools/call", Params, handler)`: the handler of the tool
+    /// request is the dispatcher. A request name that does not fold to a constant may be
+    /// `tools/call`: a gap, as is a handler that is not a visible function.
+    fn request_handler(
+        &mut self,
+        env: Env,
+        call: &Expr,
+        callee: &Expr,
+        args: &[Arg],
+        server: &str,
+    ) {
+        let positional: Vec<&Arg> = args
+            .iter()
+            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+            .collect();
+        let request = args
+            .iter()
+            .find(|a| a.name.as_deref() == Some("method"))
+            .or(positional.first().copied());
+        let handler = args
+            .iter()
+            .find(|a| a.name.as_deref() == Some("handler"))
+            .or(positional.get(1..).and_then(|rest| rest.last().copied()));
+        match request.and_then(|a| self.const_of(&a.value, env, 0)) {
+            Some(r) if !self.fw.low_level.dispatcher_requests.contains(&r) => return,
+            Some(_) => {}
+            None => {
+                self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` registers a handler for a request whose name could not be determined (it may be the tool dispatcher)",
+                        text_of(callee)
+                    ),
+                );
+                return;
+            }
+        }
+        self.out.registration_sites += 1;
+        match handler.map(|a| self.handler(&a.value, env, 0)) {
+            Some(Handler::Funcs(fs)) => {
+                for (hm, hf, _) in fs {
+                    self.check_dispatcher(hm, hf, call.span, server);
+                }
+            }
+            _ => self.gap(
+                env.m,
+                call.span,
+                format!(
+                    "`{}(...)` registers a tool dispatcher that could not be resolved to a function",
+                    text_of(callee)
+                ),
+            ),
         }
     }
 
