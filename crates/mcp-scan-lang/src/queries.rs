@@ -179,6 +179,8 @@ struct RawLowLevel {
     request_methods: Vec<String>,
     #[serde(default)]
     dispatcher_requests: Vec<String>,
+    #[serde(default)]
+    inner_server_attributes: Vec<String>,
     tool_declarations: Vec<String>,
     name_keyword: String,
     description_keyword: String,
@@ -223,6 +225,9 @@ pub struct LowLevel {
     pub request_methods: Vec<String>,
     /// Request methods whose handler is the tool dispatcher.
     pub dispatcher_requests: Vec<String>,
+    /// Attributes of a decorator-style server that hold its low-level server
+    /// (`FastMCP._mcp_server`), on which a dispatcher can be registered directly.
+    pub inner_server_attributes: Vec<String>,
     pub tool_declarations: Vec<String>,
     pub name_keyword: String,
     pub description_keyword: String,
@@ -403,6 +408,7 @@ impl Frameworks {
                 listing_keywords: ll.listing_keywords,
                 request_methods: ll.request_methods,
                 dispatcher_requests: ll.dispatcher_requests,
+                inner_server_attributes: ll.inner_server_attributes,
                 tool_declarations: ll.tool_declarations,
                 name_keyword: ll.name_keyword,
                 description_keyword: ll.description_keyword,
@@ -484,6 +490,7 @@ pub(crate) fn python_frameworks() -> &'static Frameworks {
                 listing_keywords: Vec::new(),
                 request_methods: Vec::new(),
                 dispatcher_requests: Vec::new(),
+                inner_server_attributes: Vec::new(),
                 tool_declarations: Vec::new(),
                 name_keyword: String::new(),
                 description_keyword: String::new(),

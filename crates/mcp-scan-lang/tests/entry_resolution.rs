@@ -2409,3 +2409,57 @@ def install_dispatcher(fn):
         ]
     );
 }
+
+#[test]
+fn a_dispatcher_replacing_fastmcps_own_on_its_low_level_server_is_not_silent() {
+    // `mcp._mcp_server.call_tool()(fn)` replaces FastMCP's dispatcher: the replacement is a
+    // dispatcher site (split by its branches); one taken from an object the analyzer cannot
+    // follow is a gap, never a silent miss.
+    let split = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+async def dispatch(name, arguments):
+    if name == "read_tags":
+        return []
+    elif name == "write_tags":
+        return []
+
+mcp._mcp_server.call_tool(validate_input=False)(dispatch)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", split)]);
+    assert_eq!(tools(&t), ["read_tags", "write_tags"]);
+    no_gaps(&t);
+    let opaque = r#"from mcp.server.fastmcp import FastMCP
+import contract
+
+mcp = FastMCP("x")
+boundary = contract.make()
+mcp._mcp_server.call_tool(validate_input=False)(boundary.wire_call)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", opaque)]);
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 6)]);
+}
+
+#[test]
+fn other_attributes_of_a_fastmcp_server_register_nothing() {
+    // Twin: a call through another attribute of the server (`mcp.settings.call_tool(...)`) is
+    // not the low-level server: no tool, no gap.
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+async def dispatch(name, arguments):
+    if name == "read_tags":
+        return []
+
+mcp.settings.call_tool(validate_input=False)(dispatch)
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["ping"]);
+    no_gaps(&t);
+}

@@ -1106,6 +1106,16 @@ impl<'a> Resolver<'a> {
                     None => Some(Val::Module(full)),
                 }
             }
+            Val::Server(ServerStyle::Decorator, sid)
+                if self
+                    .fw
+                    .low_level
+                    .inner_server_attributes
+                    .iter()
+                    .any(|a| a == attr) =>
+            {
+                Some(Val::Server(ServerStyle::LowLevel, sid))
+            }
             Val::Server(style, sid) => self
                 .server_attr(style, attr, &tag_server(server, sid))
                 .or(Some(Val::External)),
@@ -3374,6 +3384,36 @@ impl<'a> Resolver<'a> {
             Some(Val::ServerClass(ServerStyle::LowLevel)) => {
                 if pass == Pass::Sites {
                     self.low_level_ctor(env, call, args);
+                }
+                return;
+            }
+            Some(Val::Decorator {
+                style: ServerStyle::LowLevel,
+                method,
+                server,
+                ..
+            }) if self.fw.low_level.dispatcher_methods.contains(&method) => {
+                // `server.call_tool()(fn)`: the decorator applied directly.
+                if pass == Pass::Sites {
+                    self.out.registration_sites += 1;
+                    let first = args
+                        .iter()
+                        .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                    match first.map(|a| self.handler(&a.value, env, 0)) {
+                        Some(Handler::Funcs(fs)) => {
+                            for (hm, hf, _) in fs {
+                                self.check_dispatcher(hm, hf, call.span, &server);
+                            }
+                        }
+                        _ => self.gap(
+                            env.m,
+                            call.span,
+                            format!(
+                                "`{}(...)` registers a tool dispatcher that could not be resolved to a function",
+                                text_of(callee)
+                            ),
+                        ),
+                    }
                 }
                 return;
             }
