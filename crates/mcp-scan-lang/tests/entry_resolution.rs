@@ -2463,3 +2463,110 @@ def ping() -> str:
     assert_eq!(tools(&t), ["ping"]);
     no_gaps(&t);
 }
+
+#[test]
+fn a_dispatcher_handing_the_name_to_a_branching_function_is_split_on_that_functions_arms() {
+    // Each way a dispatcher is registered (by request method on `self.server`, on a FastMCP's
+    // inner server, applied directly to a low-level server) when it hands the tool name to a
+    // function that branches on it: each tool is that function's arm, never the whole
+    // dispatcher (which would charge every tool with every arm).
+    let by_request = r#"from mcp.server import Server
+import mcp.types as types
+
+class App:
+    def __init__(self):
+        self.server = Server("x")
+
+    def setup(self):
+        async def handle_call_tool(ctx, params):
+            name = params.name
+            return self._dispatch(name, params.arguments or {})
+
+        self.server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
+
+    def _dispatch(self, name, args):
+        if name == "read_note":
+            return open(args["path"]).read()
+        elif name == "run":
+            return 1
+"#;
+    let inner = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def route(tool, arguments):
+    if tool == "read_note":
+        return 0
+    if tool == "run":
+        return 1
+
+async def dispatch(name, arguments):
+    return route(name, arguments)
+
+mcp._mcp_server.call_tool()(dispatch)
+"#;
+    let wrapper = r#"from mcp.server.lowlevel import Server
+import mcp.types as types
+
+server = Server("x")
+
+async def on_call_tool(ctx, params):
+    match params.name:
+        case "read_note":
+            return 0
+        case "run":
+            return 1
+
+async def call_v1(name, arguments):
+    params = types.CallToolRequestParams(name=name, arguments=arguments)
+    return await on_call_tool(None, params)
+
+server.call_tool()(call_v1)
+"#;
+    for (src, owner) in [
+        (by_request, "App._dispatch"),
+        (inner, "route"),
+        (wrapper, "on_call_tool"),
+    ] {
+        let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+        let got: Vec<(String, String)> = entries(&t).into_iter().map(|(_, n, q)| (n, q)).collect();
+        assert_eq!(
+            got,
+            [
+                ("read_note".to_string(), format!("{owner}[read_note]")),
+                ("run".to_string(), format!("{owner}[run]")),
+            ],
+            "{src}"
+        );
+        no_gaps(&t);
+    }
+}
+
+#[test]
+fn a_dispatcher_handing_on_something_other_than_the_name_stays_whole_or_a_gap() {
+    // Twin: the dispatcher calls a branching function but hands it only the arguments, not
+    // the tool name; that function's branches are not tool arms, so nothing is split on them:
+    // with no declared tools the dispatcher is a gap (never a silent miss, never a guess).
+    let src = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def route(mode, arguments):
+    if mode == "read_note":
+        return 0
+    if mode == "run":
+        return 1
+
+async def dispatch(name, arguments):
+    return route(arguments.get("mode"), arguments)
+
+mcp._mcp_server.call_tool()(dispatch)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+    assert!(
+        tools(&t).iter().all(|n| n != "read_note" && n != "run"),
+        "{:?}",
+        entries(&t)
+    );
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 14)]);
+}

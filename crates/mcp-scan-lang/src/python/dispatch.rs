@@ -5,7 +5,7 @@
 //! cannot be attributed per tool is a coverage gap.
 
 use super::entry::{
-    const_str, declared_params, first_positional, known_text, kwarg, low_level_entries,
+    const_str, declared_params, delegate, first_positional, known_text, kwarg, low_level_entries,
     module_constants, schema_params,
 };
 use crate::queries::Frameworks;
@@ -82,10 +82,18 @@ pub(crate) fn split_dispatchers(
             );
             mods[m].entry_points.extend(entries);
         }
-        if is_split(&mods[m], f) {
+        // The dispatcher's own arms, else those of the function it hands the name to.
+        let owner = if is_split(&mods[m], f) {
+            Some(f)
+        } else {
+            delegate(&mods[m], f, &module_constants(&mods[m]))
+                .map(|(g, _)| g)
+                .filter(|&g| is_split(&mods[m], g))
+        };
+        if let Some(owner) = owner {
             // Literal branches cover some tools; the tools declared beside the dispatcher that
             // no branch names run through whatever the dispatcher looks up.
-            let prefix = format!("{}[", mods[m].functions[f].qualname);
+            let prefix = format!("{}[", mods[m].functions[owner].qualname);
             let split: Vec<String> = mods[m]
                 .entry_points
                 .iter()
@@ -352,7 +360,7 @@ fn is_split(md: &Module, f: FuncId) -> bool {
     })
 }
 
-fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
+pub(crate) fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
     for s in stmts {
         match &s.kind {
             StmtKind::Assign { targets, value } => {
@@ -400,7 +408,7 @@ fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
     }
 }
 
-fn calls_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn calls_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match &e.kind {
         ExprKind::Call { callee, args } => {
             out.push(e);

@@ -443,7 +443,7 @@ struct DeclaredTool {
     params: Vec<DeclaredParam>,
 }
 
-struct Arm {
+pub(crate) struct Arm {
     names: Vec<String>,
     body: Vec<Stmt>,
     span: Span,
@@ -533,24 +533,56 @@ pub(crate) fn low_level_entries(
         };
         let mut arms = Vec::new();
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
+        // A dispatcher that hands the name to another function branching on it: that
+        // function's arms are the tools, each charged only with its own arm.
+        let owner = match arms.is_empty() {
+            true => match delegate(module, *disp, &scope_consts) {
+                Some((g, garms)) => {
+                    arms = garms;
+                    module.functions[g].clone()
+                }
+                None => d.clone(),
+            },
+            false => d.clone(),
+        };
         let mut covered: Vec<String> = Vec::new();
         for arm in arms {
-            let id = module.functions.len();
             let label = arm.names.join("|");
-            module.functions.push(Function {
-                name: format!("{}[{label}]", d.name),
-                qualname: format!("{}[{label}]", d.qualname),
-                params: d.params.clone(),
-                body: arm.body,
-                decorators: Vec::new(),
-                docstring: None,
-                is_async: d.is_async,
-                parent: d.parent,
-                class: d.class.clone(),
-                span: arm.span,
-            });
+            let qualname = format!("{}[{label}]", owner.qualname);
+            // The same arm reached from a second dispatcher (a wrapper delegating to one
+            // already split) is the same function, not a second copy of the tool.
+            let id = match module
+                .functions
+                .iter()
+                .position(|g| g.qualname == qualname && g.span == arm.span)
+            {
+                Some(id) => id,
+                None => {
+                    module.functions.push(Function {
+                        name: format!("{}[{label}]", owner.name),
+                        qualname,
+                        params: owner.params.clone(),
+                        body: arm.body,
+                        decorators: Vec::new(),
+                        docstring: None,
+                        is_async: owner.is_async,
+                        parent: owner.parent,
+                        class: owner.class.clone(),
+                        span: arm.span,
+                    });
+                    module.functions.len() - 1
+                }
+            };
             for name in arm.names {
                 if covered.contains(&name) {
+                    continue;
+                }
+                if entries
+                    .iter()
+                    .chain(module.entry_points.iter())
+                    .any(|e| e.name == name && e.function == id)
+                {
+                    covered.push(name);
                     continue;
                 }
                 let decl = declared.iter().find(|t| t.name == name);
@@ -595,6 +627,152 @@ pub(crate) fn low_level_entries(
             });
         }
     }
+}
+
+/// The function a dispatcher hands the requested tool name to, when that function branches on
+/// it (`return self._dispatch(name, args)`, `await on_call_tool(None, CallToolRequestParams(
+/// name=name, ...))`), with its arms. Followed through at most three such hand-offs.
+pub(crate) fn delegate(
+    module: &Module,
+    f: FuncId,
+    consts: &HashMap<String, String>,
+) -> Option<(FuncId, Vec<Arm>)> {
+    let mut cur = f;
+    let mut seen = vec![f];
+    for _ in 0..3 {
+        let d = module.functions.get(cur)?;
+        let (g, carried) = hand_off(module, d, &subject_names(d))?;
+        if seen.contains(&g) {
+            return None;
+        }
+        seen.push(g);
+        let gd = module.functions.get(g)?;
+        let subjects = Subjects {
+            names: names_from(gd, carried),
+            consts,
+        };
+        let mut arms = Vec::new();
+        find_arms(&gd.body, &subjects, &[], &[], 0, &mut arms);
+        if !arms.is_empty() {
+            return Some((g, arms));
+        }
+        cur = g;
+    }
+    None
+}
+
+/// The first call in `d` to a function of the module that receives the tool name (a subject,
+/// `x.name`, or a name built from one), with the parameters it arrives in.
+fn hand_off(module: &Module, d: &Function, subjects: &[String]) -> Option<(FuncId, Vec<String>)> {
+    // Names assigned from an expression carrying the tool name (`params = P(name=name)`).
+    let mut carriers: Vec<String> = subjects.to_vec();
+    for s in &d.body {
+        if let StmtKind::Assign { targets, value } = &s.kind
+            && let [
+                Expr {
+                    kind: ExprKind::Name(t),
+                    ..
+                },
+            ] = targets.as_slice()
+            && carries(value, &carriers)
+            && !carriers.contains(t)
+        {
+            carriers.push(t.clone());
+        }
+    }
+    let class = {
+        let mut c = d.class.clone();
+        let mut up = d.parent;
+        let mut steps = 0;
+        while c.is_none()
+            && let Some(p) = up
+            && steps < 16
+        {
+            c = module.functions.get(p).and_then(|x| x.class.clone());
+            up = module.functions.get(p).and_then(|x| x.parent);
+            steps += 1;
+        }
+        c
+    };
+    let mut calls = Vec::new();
+    super::dispatch::walk(&d.body, &mut |e| super::dispatch::calls_in(e, &mut calls));
+    for call in calls {
+        let ExprKind::Call { callee, args } = &call.kind else {
+            continue;
+        };
+        let (g, skip) = match &callee.kind {
+            ExprKind::Name(n) => match visible_function(module, d, n) {
+                Some(g) => (g, 0),
+                None => continue,
+            },
+            ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(n) if n == "self") =>
+            {
+                let Some(c) = &class else { continue };
+                match module
+                    .functions
+                    .iter()
+                    .position(|g| &g.name == attr && g.class.as_ref() == Some(c))
+                {
+                    Some(g) => (g, 1),
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let gd = &module.functions[g];
+        let mut carried = Vec::new();
+        for (i, p) in gd.params.iter().enumerate().skip(skip) {
+            if p.variadic || p.keywords {
+                continue;
+            }
+            if bound_to(args, &p.name, i - skip).is_some_and(|a| carries(&a.value, &carriers)) {
+                carried.push(p.name.clone());
+            }
+        }
+        if !carried.is_empty() {
+            return Some((g, carried));
+        }
+    }
+    None
+}
+
+/// Whether an expression carries the requested tool name: a carrier, `x.name`, or a call or
+/// container built from one.
+fn carries(e: &Expr, carriers: &[String]) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => carriers.contains(n),
+        ExprKind::Attribute { attr, .. } => attr == "name",
+        ExprKind::Call { args, .. } => args.iter().any(|a| carries(&a.value, carriers)),
+        ExprKind::Await(v) => carries(v, carriers),
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().any(|x| carries(x, carriers)),
+        ExprKind::Dict(items) => items.iter().any(|(_, v)| carries(v, carriers)),
+        _ => false,
+    }
+}
+
+/// A plain function named `n` visible from `d`: nested in it or an enclosing function, or at
+/// module level.
+fn visible_function(module: &Module, d: &Function, n: &str) -> Option<FuncId> {
+    let me = module.functions.iter().position(|g| std::ptr::eq(g, d));
+    let mut scope = me;
+    let mut steps = 0;
+    while let Some(sc) = scope
+        && steps < 16
+    {
+        if let Some(i) = module
+            .functions
+            .iter()
+            .position(|g| g.name == n && g.parent == Some(sc) && g.class.is_none())
+        {
+            return Some(i);
+        }
+        scope = module.functions.get(sc).and_then(|g| g.parent);
+        steps += 1;
+    }
+    module
+        .functions
+        .iter()
+        .position(|g| g.name == n && g.parent.is_none() && g.class.is_none() && g.qualname == n)
 }
 
 fn is_nested_in(module: &Module, mut f: FuncId, ancestors: &[FuncId]) -> bool {
@@ -654,12 +832,18 @@ pub(crate) fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> 
 /// `call_tool(name, arguments)`) and locals assigned from it or from `<x>.name` (mcp 2.x
 /// `params.name`).
 fn subject_names(d: &Function) -> Vec<String> {
-    let mut names: Vec<String> = d
-        .params
-        .first()
-        .map(|p| p.name.clone())
-        .into_iter()
-        .collect();
+    names_from(
+        d,
+        d.params
+            .first()
+            .map(|p| p.name.clone())
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// `names` and the names `d` assigns from them or from `x.name`.
+fn names_from(d: &Function, mut names: Vec<String>) -> Vec<String> {
     for s in &d.body {
         if let StmtKind::Assign { targets, value } = &s.kind
             && let [
