@@ -641,6 +641,10 @@ def lookup(q: str) -> str:
     return q
 
 agent.add_tool(search)
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
 "#,
         ),
         (
@@ -652,8 +656,10 @@ agent.add_tool(search)
             "class Registry:\n    def tool(self, f=None):\n        return f\nreg = Registry()\n@reg.tool()\ndef x(): pass\nreg.add_tool(x)\n",
         ),
     ]);
-    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
-    assert_eq!(t.coverage.registration_sites, 0);
+    // Only the server's own tool: the other libraries' `tool`/`add_tool` are neither tools nor
+    // registration sites.
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 1);
     no_gaps(&t);
 }
 
@@ -1030,9 +1036,15 @@ class Plugins:
 
 mcp = FastMCP("x")
 Plugins().register_all(mcp, prefix="p")
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
 "#,
     )]);
-    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    // Only the server's own tool (a server with none at all is a gap: see
+    // `a_server_with_no_recognised_registration_is_a_gap_not_no_tools`).
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
     no_gaps(&t);
 }
 
@@ -2377,10 +2389,17 @@ async def handle_read_resource(ctx, params):
         return "a"
 
 server.add_request_handler("resources/read", types.ReadResourceRequestParams, handle_read_resource)
+
+async def handle_call_tool(ctx, params):
+    if params.name == "ping":
+        return "pong"
+
+server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
 "#;
     let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
-    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
-    assert_eq!(t.coverage.registration_sites, 0);
+    // Only the `tools/call` handler's arm is a tool; the `resources/read` handler is no site.
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 1);
     no_gaps(&t);
 }
 
@@ -2569,4 +2588,80 @@ mcp._mcp_server.call_tool()(dispatch)
         entries(&t)
     );
     assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 14)]);
+}
+
+#[test]
+fn a_server_with_no_recognised_registration_is_a_gap_not_no_tools() {
+    // Fail closed: a package that imports an MCP server class and ends with no tool, resource
+    // or prompt registered its tools in a way not recognised: a gap at the import, never
+    // "no tools found" with a clean exit.
+    let server = r#"import json
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+install_everything(mcp)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 2)]);
+    let low_level = r#"from mcp.server import lowlevel
+
+app = lowlevel.Server("x")
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", low_level)]);
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 1)]);
+}
+
+#[test]
+fn a_package_that_only_uses_the_mcp_client_or_types_is_no_gap() {
+    // Twin: importing the SDK's client or types (no server class) with no registration is a
+    // client, not an unanalysed server: no tool and no gap. A server with only resources had
+    // its registrations recognised: no gap either.
+    let client = r#"import mcp
+from mcp import ClientSession
+from mcp.types import Tool
+
+async def run(session: ClientSession) -> list[Tool]:
+    return (await session.list_tools()).tools
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/client.py", client)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+    let resources_only = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+@mcp.resource("notes://{key}")
+def note(key: str) -> str:
+    return key
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", resources_only)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(entries(&t).len(), 1, "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn a_server_built_through_a_bare_package_import_with_no_tool_is_a_gap() {
+    // Fail closed: `import fastmcp` names no server class by itself, but `fastmcp.FastMCP(...)`
+    // builds one; with no tool recognised that is a gap at the import. Twin: the same bare
+    // import used only for the client builds no server and is no gap.
+    let server = r#"import fastmcp
+from .tools import install
+
+app = fastmcp.FastMCP("x")
+install(app)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 1)]);
+    let client = r#"import fastmcp
+
+async def run(url):
+    async with fastmcp.Client(url) as c:
+        return await c.list_tools()
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/client.py", client)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
 }

@@ -257,6 +257,7 @@ pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resoluti
         m.entry_points.append(&mut es);
     }
     super::dispatch::split_dispatchers(mods, fw, &dispatchers_of(dispatchers), &mut out.gaps);
+    super::dispatch::no_tool_gap(mods, fw, out.registration_sites, &mut out.gaps);
     for m in mods.iter_mut() {
         m.entry_points.sort_by_key(|e| e.span.start_byte);
     }
