@@ -353,12 +353,28 @@ pub(crate) fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
 /// The argument bound to parameter `name` at positional index `pos`: passed by keyword, else the
 /// `pos`-th plain positional argument (`*args`/`**kw` spreads are not followed).
 pub(crate) fn bound_to<'a>(args: &'a [Arg], name: &str, pos: usize) -> Option<&'a Arg> {
+    bound_to_at(args, name, Some(pos), false)
+}
+
+/// [`bound_to`] where the position may be unknown (`None`: a parameter filled implicitly, such
+/// as `self` of a bound method, is bound by keyword only) and, with `leading`, only the plain
+/// positional arguments before the first keyword or spread count (after `*args` a position is
+/// unknown).
+pub(crate) fn bound_to_at<'a>(
+    args: &'a [Arg],
+    name: &str,
+    pos: Option<usize>,
+    leading: bool,
+) -> Option<&'a Arg> {
+    let plain = |a: &&Arg| a.name.is_none() && !a.spread && !a.spread_keywords;
     args.iter()
         .find(|a| a.name.as_deref() == Some(name))
         .or_else(|| {
-            args.iter()
-                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                .nth(pos)
+            let pos = pos?;
+            match leading {
+                true => args.iter().take_while(plain).nth(pos),
+                false => args.iter().filter(plain).nth(pos),
+            }
         })
 }
 

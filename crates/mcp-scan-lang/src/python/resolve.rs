@@ -16,7 +16,7 @@
 //! returns of tree functions, dict lookups by unknown keys, list additions), bounded in depth
 //! and size; a collection not followed leaves the site a gap.
 
-use super::entry::{bound_to, const_str, decorator_entry, kwarg, module_constants};
+use super::entry::{bound_to, bound_to_at, const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
 use crate::queries::{Frameworks, Positional, python_frameworks};
 use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
@@ -847,16 +847,7 @@ impl<'a> Resolver<'a> {
             let offset = usize::from(
                 func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }),
             );
-            let arg = args
-                .iter()
-                .find(|a| a.name.as_deref() == Some(p.name.as_str()))
-                .or_else(|| {
-                    i.checked_sub(offset).and_then(|pos| {
-                        args.iter()
-                            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                            .nth(pos)
-                    })
-                });
+            let arg = bound_to_at(args, &p.name, i.checked_sub(offset), false);
             if let Some(a) = arg
                 && let Some(v) = self.eval(&a.value, env, depth + 1)
             {
@@ -2442,13 +2433,7 @@ impl<'a> Resolver<'a> {
         let Some(Val::Instance(cm, class, _)) = self.eval_in_scope(value, env) else {
             return false;
         };
-        let server_arg = args
-            .iter()
-            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-            .or_else(|| {
-                args.iter()
-                    .find(|a| a.name.as_deref() == Some("mcp_server"))
-            });
+        let server_arg = bound_to(args, "mcp_server", 0);
         let Some(server_arg) = server_arg else {
             return false;
         };
@@ -2699,14 +2684,7 @@ impl<'a> Resolver<'a> {
             return self.fold_str(ret, penv, depth + 1);
         }
         let i = class.fields.iter().position(|f| f == attr)?;
-        let arg = args
-            .iter()
-            .find(|a| a.name.as_deref() == Some(attr))
-            .or_else(|| {
-                args.iter()
-                    .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                    .nth(i)
-            })?;
+        let arg = bound_to_at(args, attr, Some(i), true)?;
         self.fold_str(&arg.value, cenv, depth + 1)
     }
 
@@ -3127,16 +3105,7 @@ impl<'a> Resolver<'a> {
                 func.class.is_some()
                     && (class.is_some() || matches!(callee.kind, ExprKind::Attribute { .. })),
             );
-            let arg = args
-                .iter()
-                .find(|a| a.name.as_deref() == Some(name))
-                .or_else(|| {
-                    i.checked_sub(offset).and_then(|pos| {
-                        args.iter()
-                            .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                            .nth(pos)
-                    })
-                });
+            let arg = bound_to_at(args, name, i.checked_sub(offset), true);
             let path = match arg {
                 Some(a) => self.fold_path(&a.value, cenv, depth + 1)?,
                 None => self.fold_path(p.default.as_ref()?, env, depth + 1)?,
@@ -3648,18 +3617,13 @@ impl<'a> Resolver<'a> {
         args: &[Arg],
         server: &str,
     ) {
-        let positional: Vec<&Arg> = args
+        // The request's name first, the handler last (`add_request_handler(method, Params, fn)`).
+        let n = args
             .iter()
             .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-            .collect();
-        let request = args
-            .iter()
-            .find(|a| a.name.as_deref() == Some("method"))
-            .or(positional.first().copied());
-        let handler = args
-            .iter()
-            .find(|a| a.name.as_deref() == Some("handler"))
-            .or(positional.get(1..).and_then(|rest| rest.last().copied()));
+            .count();
+        let request = bound_to(args, "method", 0);
+        let handler = bound_to_at(args, "handler", (n >= 2).then(|| n - 1), false);
         match request.and_then(|a| self.const_of(&a.value, env, 0)) {
             Some(r) if !self.fw.low_level.dispatcher_requests.contains(&r) => return,
             Some(_) => {}
@@ -4213,18 +4177,12 @@ impl<'a> Resolver<'a> {
         let func = self.func(fm, ff)?;
         let skip = usize::from(func.class.is_some());
         let i = func.params.iter().position(|p| &p.name == n)?;
-        if func.params[..i].iter().any(|p| p.variadic || p.keywords) {
-            return args.iter().find(|a| a.name.as_deref() == Some(n.as_str()));
-        }
-        args.iter()
-            .find(|a| a.name.as_deref() == Some(n.as_str()))
-            .or_else(|| {
-                i.checked_sub(skip).and_then(|pos| {
-                    args.iter()
-                        .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                        .nth(pos)
-                })
-            })
+        // After a `*args` parameter the argument is bound by keyword only.
+        let pos = match func.params[..i].iter().any(|p| p.variadic || p.keywords) {
+            true => None,
+            false => i.checked_sub(skip),
+        };
+        bound_to_at(args, n, pos, true)
     }
 
     /// The name of the caller's variable passed for the wrapper's `k=` parameter when it does
