@@ -2665,3 +2665,83 @@ async def run(url):
     assert!(tools(&t).is_empty(), "{:?}", entries(&t));
     no_gaps(&t);
 }
+
+#[test]
+fn a_tool_named_by_the_declaration_a_tree_function_returns_takes_that_name() {
+    // `tool_def = get_x_tool()` (a tree function in another module returning one
+    // `Tool(name=ToolName.X.value, ...)`), then `@mcp.tool(name=tool_def.name)`: each block's
+    // own nearest assignment names its tool, not the function's last one.
+    let defs = r#"from enum import Enum
+from mcp.types import Tool
+
+class ToolName(Enum):
+    LIST_SPACES = "lightdash_list_spaces"
+    GET_USER = "lightdash_get_user"
+
+def get_list_spaces_tool() -> Tool:
+    return Tool(name=ToolName.LIST_SPACES.value, description="List spaces", inputSchema={})
+
+def get_user_tool() -> Tool:
+    return Tool(name=ToolName.GET_USER.value, description="Current user", inputSchema={})
+"#;
+    let tools_py = r#"from pkg.defs import get_list_spaces_tool, get_user_tool
+
+def register(mcp, disabled):
+    if "spaces" not in disabled:
+        tool_def = get_list_spaces_tool()
+
+        @mcp.tool(name=tool_def.name, description=tool_def.description)
+        async def spaces_handler(arguments):
+            return []
+
+    if "user" not in disabled:
+        tool_def = get_user_tool()
+
+        @mcp.tool(name=tool_def.name, description=tool_def.description)
+        async def user_handler(arguments):
+            return {}
+"#;
+    let server = r#"from mcp.server.fastmcp import FastMCP
+from pkg.tools import register
+
+mcp = FastMCP("x")
+register(mcp, [])
+"#;
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/defs.py", defs),
+        ("pkg/tools.py", tools_py),
+        ("pkg/server.py", server),
+    ]);
+    assert_eq!(tools(&t), ["lightdash_get_user", "lightdash_list_spaces"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_declaration_chosen_at_run_time_does_not_lend_its_name() {
+    // Twin: the tree function returns one of two declarations; neither name is the tool's for
+    // sure, so none is guessed (the handler keeps its own name).
+    let src = r#"import os
+from mcp.server.fastmcp import FastMCP
+from mcp.types import Tool
+
+mcp = FastMCP("x")
+
+def get_tool():
+    if os.getenv("V2"):
+        return Tool(name="search_v2", inputSchema={})
+    return Tool(name="search_v1", inputSchema={})
+
+tool_def = get_tool()
+
+@mcp.tool(name=tool_def.name)
+def search_handler(q: str) -> str:
+    return q
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+    let names = tools(&t);
+    assert!(
+        !names.iter().any(|n| n == "search_v1" || n == "search_v2"),
+        "{names:?}"
+    );
+}

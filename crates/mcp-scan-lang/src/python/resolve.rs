@@ -2637,7 +2637,9 @@ impl<'a> Resolver<'a> {
         if depth > 8 {
             return None;
         }
-        let (call, cm, cf) = self.construction(value, env, depth + 1)?;
+        let Some((call, cm, cf)) = self.construction(value, env, depth + 1) else {
+            return self.returned_keyword(value, attr, env, depth + 1);
+        };
         let ExprKind::Call { callee, args } = &call.kind else {
             return None;
         };
@@ -2686,6 +2688,72 @@ impl<'a> Resolver<'a> {
         let i = class.fields.iter().position(|f| f == attr)?;
         let arg = bound_to_at(args, attr, Some(i), true)?;
         self.fold_str(&arg.value, cenv, depth + 1)
+    }
+
+    /// `tool_def.name` where `tool_def = make_tool()` (the assignment nearest before the use,
+    /// so each of several `tool_def = ...` blocks keeps its own) and the tree function
+    /// `make_tool` returns one declaration `Tool(name=..., ...)` of a class outside the tree:
+    /// the keyword that declaration was built with.
+    fn returned_keyword(&self, value: &Expr, attr: &str, env: Env, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        let (x, xenv) = match &value.kind {
+            ExprKind::Name(n) => match env.bound(n) {
+                Some(b) => b,
+                None => {
+                    let before = value.span.start_byte;
+                    let x = self.with_binds(env.m, env.f, n, |binds| {
+                        binds
+                            .iter()
+                            .filter_map(|b| match b {
+                                Bind::Value(x) if x.span.start_byte < before => Some(*x),
+                                _ => None,
+                            })
+                            .max_by_key(|x| x.span.start_byte)
+                    })?;
+                    (x, env)
+                }
+            },
+            ExprKind::Call { .. } => (value, env),
+            _ => return None,
+        };
+        let ExprKind::Call { callee, .. } = &x.kind else {
+            return None;
+        };
+        let Some(Val::Func(fm, ff)) = self.eval(callee, xenv, 0) else {
+            return None;
+        };
+        let func = self.func(fm, ff)?;
+        let mut rets = Vec::new();
+        walk_stmts(&func.body, &mut |st| {
+            if let StmtKind::Return(Some(r)) = &st.kind {
+                rets.push(r);
+            }
+        });
+        let [ret] = rets.as_slice() else {
+            return None;
+        };
+        let ExprKind::Call {
+            callee: rcallee,
+            args: rargs,
+        } = &ret.kind
+        else {
+            return None;
+        };
+        let fenv = Env {
+            m: fm,
+            f: ff,
+            subst: &[],
+        };
+        if matches!(
+            self.eval(rcallee, fenv, 0),
+            Some(Val::Class(..) | Val::Func(..))
+        ) {
+            // A tree class or function: its own fields and returns decide, not a keyword.
+            return None;
+        }
+        self.fold_str(kwarg(rargs, attr)?, fenv, depth + 1)
     }
 
     /// The constructor call of a tree class an expression is bound to, with where it is written.
