@@ -2487,8 +2487,8 @@ def ping() -> str:
 fn a_dispatcher_handing_the_name_to_a_branching_function_is_split_on_that_functions_arms() {
     // Each way a dispatcher is registered (by request method on `self.server`, on a FastMCP's
     // inner server, applied directly to a low-level server) when it hands the tool name to a
-    // function that branches on it: each tool is that function's arm, never the whole
-    // dispatcher (which would charge every tool with every arm).
+    // function that branches on it: each tool runs the dispatcher with only its own arm of that
+    // function, never the whole of it (which would charge every tool with every arm).
     let by_request = r#"from mcp.server import Server
 import mcp.types as types
 
@@ -2542,10 +2542,11 @@ async def call_v1(name, arguments):
 
 server.call_tool()(call_v1)
 "#;
+    // Each tool runs a copy of the dispatcher that calls only its arm.
     for (src, owner) in [
-        (by_request, "App._dispatch"),
-        (inner, "route"),
-        (wrapper, "on_call_tool"),
+        (by_request, "App.setup.handle_call_tool"),
+        (inner, "dispatch"),
+        (wrapper, "call_v1"),
     ] {
         let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
         let got: Vec<(String, String)> = entries(&t).into_iter().map(|(_, n, q)| (n, q)).collect();

@@ -87,7 +87,7 @@ pub(crate) fn split_dispatchers(
             Some(f)
         } else {
             delegate(&mods[m], f, &module_constants(&mods[m]))
-                .map(|(g, _)| g)
+                .map(|(g, _, _)| g)
                 .filter(|&g| is_split(&mods[m], g))
         };
         if let Some(owner) = owner {

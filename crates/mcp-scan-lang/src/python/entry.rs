@@ -551,10 +551,12 @@ pub(crate) fn low_level_entries(
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
         // A dispatcher that hands the name to another function branching on it: that
         // function's arms are the tools, each charged only with its own arm.
+        let mut via = None;
         let owner = match arms.is_empty() {
             true => match delegate(module, *disp, &scope_consts) {
-                Some((g, garms)) => {
+                Some((g, garms, call)) => {
                     arms = garms;
+                    via = call;
                     module.functions[g].clone()
                 }
                 None => d.clone(),
@@ -586,7 +588,54 @@ pub(crate) fn low_level_entries(
                         class: owner.class.clone(),
                         span: arm.span,
                     });
-                    module.functions.len() - 1
+                    let arm_id = module.functions.len() - 1;
+                    match via {
+                        // The dispatcher's own code runs for every tool: each tool is a copy
+                        // of it calling only its arm.
+                        Some(h) => {
+                            let callee = match h.on_self {
+                                true => Expr::new(
+                                    ExprKind::Attribute {
+                                        value: Box::new(Expr::new(
+                                            ExprKind::Name("self".into()),
+                                            h.span,
+                                        )),
+                                        attr: format!("{}[{label}]", owner.name),
+                                    },
+                                    h.span,
+                                ),
+                                false => Expr::new(ExprKind::Lambda(arm_id), h.span),
+                            };
+                            module.functions.push(Function {
+                                name: format!("{}[{label}]", d.name),
+                                qualname: format!("{}[{label}]", d.qualname),
+                                params: d.params.clone(),
+                                body: redirect(&d.body, h.span, &callee),
+                                decorators: Vec::new(),
+                                docstring: None,
+                                is_async: d.is_async,
+                                parent: d.parent,
+                                class: d.class.clone(),
+                                span: arm.span,
+                            });
+                            let w = module.functions.len() - 1;
+                            // Defined beside the dispatcher, so it closes over the same
+                            // variables (`self` of the method it is nested in).
+                            if let Some(p) = d.parent
+                                && p != Module::TOP_LEVEL
+                                && let Some(pf) = module.functions.get_mut(p)
+                            {
+                                define_beside(
+                                    &mut pf.body,
+                                    *disp,
+                                    w,
+                                    &format!("{}[{label}]", d.name),
+                                );
+                            }
+                            w
+                        }
+                        None => arm_id,
+                    }
                 }
             };
             for name in arm.names {
@@ -652,16 +701,20 @@ pub(crate) fn delegate(
     module: &Module,
     f: FuncId,
     consts: &HashMap<String, String>,
-) -> Option<(FuncId, Vec<Arm>)> {
+) -> Option<(FuncId, Vec<Arm>, Option<HandOff>)> {
     let mut cur = f;
     let mut seen = vec![f];
-    for _ in 0..3 {
+    let mut first = None;
+    for step in 0..3 {
         let d = module.functions.get(cur)?;
-        let (g, carried) = hand_off(module, d, &subject_names(d))?;
+        let (g, carried, call) = hand_off(module, d, &subject_names(d))?;
         if seen.contains(&g) {
             return None;
         }
         seen.push(g);
+        if step == 0 {
+            first = Some(call);
+        }
         let gd = module.functions.get(g)?;
         let subjects = Subjects {
             names: names_from(gd, carried),
@@ -670,16 +723,196 @@ pub(crate) fn delegate(
         let mut arms = Vec::new();
         find_arms(&gd.body, &subjects, &[], &[], 0, &mut arms);
         if !arms.is_empty() {
-            return Some((g, arms));
+            // Only a direct hand-off is rewritten into per-tool copies of the dispatcher.
+            return Some((g, arms, if step == 0 { first } else { None }));
         }
         cur = g;
     }
     None
 }
 
+/// Where a dispatcher hands the name on: the call's span, and whether it calls a method of
+/// `self` (`self._dispatch(...)`) rather than a plain function.
+#[derive(Clone, Copy)]
+pub(crate) struct HandOff {
+    span: Span,
+    on_self: bool,
+}
+
+/// Adds `def <name>` for function `new` right after the definition of `beside` in `body`.
+fn define_beside(body: &mut Vec<Stmt>, beside: FuncId, new: FuncId, name: &str) -> bool {
+    let at = body
+        .iter()
+        .position(|s| matches!(&s.kind, StmtKind::FunctionDef { func, .. } if *func == beside));
+    if let Some(i) = at {
+        let span = body[i].span;
+        body.insert(
+            i + 1,
+            Stmt {
+                kind: StmtKind::FunctionDef {
+                    name: name.to_string(),
+                    func: new,
+                },
+                span,
+            },
+        );
+        return true;
+    }
+    for s in body.iter_mut() {
+        let done = match &mut s.kind {
+            StmtKind::If { then, orelse, .. } => {
+                define_beside(then, beside, new, name) || define_beside(orelse, beside, new, name)
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                define_beside(body, beside, new, name)
+                    || handlers
+                        .iter_mut()
+                        .any(|h| define_beside(&mut h.body, beside, new, name))
+                    || define_beside(orelse, beside, new, name)
+                    || define_beside(finally, beside, new, name)
+            }
+            StmtKind::With { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::For { body, .. } => define_beside(body, beside, new, name),
+            _ => false,
+        };
+        if done {
+            return true;
+        }
+    }
+    false
+}
+
+/// A copy of the dispatcher's body in which the hand-off call `span` calls `callee` instead:
+/// the dispatcher's own code (argument unpacking, what it does with the result) kept for one
+/// tool, whose arm replaces the whole branching function.
+fn redirect(body: &[Stmt], span: Span, callee: &Expr) -> Vec<Stmt> {
+    fn expr(e: &mut Expr, span: Span, callee: &Expr) {
+        if let ExprKind::Call { callee: c, .. } = &mut e.kind
+            && e.span == span
+        {
+            **c = callee.clone();
+        }
+        match &mut e.kind {
+            ExprKind::Call { callee: c, args } => {
+                expr(c, span, callee);
+                for a in args {
+                    expr(&mut a.value, span, callee);
+                }
+            }
+            ExprKind::Attribute { value, .. }
+            | ExprKind::Await(value)
+            | ExprKind::Starred(value)
+            | ExprKind::NamedExpr { value, .. } => expr(value, span, callee),
+            ExprKind::Unary { operand, .. } => expr(operand, span, callee),
+            ExprKind::Index { value, index } => {
+                expr(value, span, callee);
+                expr(index, span, callee);
+            }
+            ExprKind::Binary { left, right, .. } => {
+                expr(left, span, callee);
+                expr(right, span, callee);
+            }
+            ExprKind::Conditional { test, body, orelse } => {
+                expr(test, span, callee);
+                expr(body, span, callee);
+                expr(orelse, span, callee);
+            }
+            ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+                xs.iter_mut().for_each(|x| expr(x, span, callee))
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    if let Some(k) = k {
+                        expr(k, span, callee);
+                    }
+                    expr(v, span, callee);
+                }
+            }
+            ExprKind::FormatStr(parts) => {
+                for p in parts {
+                    if let StrPart::Expr(x) = p {
+                        expr(x, span, callee);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fn stmts(body: &mut [Stmt], span: Span, callee: &Expr) {
+        for s in body {
+            match &mut s.kind {
+                StmtKind::Assign { targets, value } => {
+                    targets.iter_mut().for_each(|t| expr(t, span, callee));
+                    expr(value, span, callee);
+                }
+                StmtKind::AugAssign { value, .. } => expr(value, span, callee),
+                StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => {
+                    expr(e, span, callee)
+                }
+                StmtKind::If { test, then, orelse } => {
+                    expr(test, span, callee);
+                    stmts(then, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::While { test, body, orelse } => {
+                    expr(test, span, callee);
+                    stmts(body, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::For {
+                    iter, body, orelse, ..
+                } => {
+                    expr(iter, span, callee);
+                    stmts(body, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finally,
+                } => {
+                    stmts(body, span, callee);
+                    for h in handlers {
+                        stmts(&mut h.body, span, callee);
+                    }
+                    stmts(orelse, span, callee);
+                    stmts(finally, span, callee);
+                }
+                StmtKind::With { items, body, .. } => {
+                    for i in items {
+                        expr(&mut i.context, span, callee);
+                    }
+                    stmts(body, span, callee);
+                }
+                StmtKind::Match { subject, arms } => {
+                    expr(subject, span, callee);
+                    for a in arms {
+                        stmts(&mut a.body, span, callee);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = body.to_vec();
+    stmts(&mut out, span, callee);
+    out
+}
+
 /// The first call in `d` to a function of the module that receives the tool name (a subject,
 /// `x.name`, or a name built from one), with the parameters it arrives in.
-fn hand_off(module: &Module, d: &Function, subjects: &[String]) -> Option<(FuncId, Vec<String>)> {
+fn hand_off(
+    module: &Module,
+    d: &Function,
+    subjects: &[String],
+) -> Option<(FuncId, Vec<String>, HandOff)> {
     // Names assigned from an expression carrying the tool name (`params = P(name=name)`).
     let mut carriers: Vec<String> = subjects.to_vec();
     for s in &d.body {
@@ -716,9 +949,9 @@ fn hand_off(module: &Module, d: &Function, subjects: &[String]) -> Option<(FuncI
         let ExprKind::Call { callee, args } = &call.kind else {
             continue;
         };
-        let (g, skip) = match &callee.kind {
+        let (g, skip, on_self) = match &callee.kind {
             ExprKind::Name(n) => match visible_function(module, d, n) {
-                Some(g) => (g, 0),
+                Some(g) => (g, 0, false),
                 None => continue,
             },
             ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(n) if n == "self") =>
@@ -729,7 +962,7 @@ fn hand_off(module: &Module, d: &Function, subjects: &[String]) -> Option<(FuncI
                     .iter()
                     .position(|g| &g.name == attr && g.class.as_ref() == Some(c))
                 {
-                    Some(g) => (g, 1),
+                    Some(g) => (g, 1, true),
                     None => continue,
                 }
             }
@@ -746,7 +979,11 @@ fn hand_off(module: &Module, d: &Function, subjects: &[String]) -> Option<(FuncI
             }
         }
         if !carried.is_empty() {
-            return Some((g, carried));
+            let call = HandOff {
+                span: call.span,
+                on_self,
+            };
+            return Some((g, carried, call));
         }
     }
     None
