@@ -1040,3 +1040,19 @@ fn a_dispatcher_registered_by_request_method_charges_each_tool_only_with_its_own
 fn a_dispatcher_on_fastmcps_inner_server_charges_each_tool_only_with_its_own_arm() {
     shell_only_in_its_own_arm("inner_server_dispatch", "fetch_page", "run_script");
 }
+
+#[test]
+fn a_dispatcher_split_through_a_hand_off_keeps_its_own_code_for_every_tool() {
+    let s = check_fixture("dispatcher_own_code");
+    for tool in ["list_items", "run_task"] {
+        assert!(
+            behavior(&s, tool)
+                .capabilities
+                .iter()
+                .any(|c| c.kind == "network-send"),
+            "{tool} runs the dispatcher's upload\n{}",
+            describe(&s.results)
+        );
+    }
+    shell_only_in_its_own_arm("dispatcher_own_code", "list_items", "run_task");
+}
