@@ -551,12 +551,12 @@ pub(crate) fn low_level_entries(
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
         // A dispatcher that hands the name to another function branching on it: that
         // function's arms are the tools, each charged only with its own arm.
-        let mut via = None;
+        let mut hops = Vec::new();
         let owner = match arms.is_empty() {
             true => match delegate(module, *disp, &scope_consts) {
-                Some((g, garms, call)) => {
+                Some((g, garms, chain)) => {
                     arms = garms;
-                    via = call;
+                    hops = chain;
                     module.functions[g].clone()
                 }
                 None => d.clone(),
@@ -569,11 +569,11 @@ pub(crate) fn low_level_entries(
             let qualname = format!("{}[{label}]", owner.qualname);
             // The same arm reached from a second dispatcher (a wrapper delegating to one
             // already split) is the same function, not a second copy of the tool.
-            let id = match module
+            let existing = module
                 .functions
                 .iter()
-                .position(|g| g.qualname == qualname && g.span == arm.span)
-            {
+                .position(|g| g.qualname == qualname && g.span == arm.span);
+            let arm_id = match existing {
                 Some(id) => id,
                 None => {
                     module.functions.push(Function {
@@ -588,64 +588,28 @@ pub(crate) fn low_level_entries(
                         class: owner.class.clone(),
                         span: arm.span,
                     });
-                    let arm_id = module.functions.len() - 1;
-                    match via {
-                        // The dispatcher's own code runs for every tool: each tool is a copy
-                        // of it calling only its arm.
-                        Some(h) => {
-                            let callee = match h.on_self {
-                                true => Expr::new(
-                                    ExprKind::Attribute {
-                                        value: Box::new(Expr::new(
-                                            ExprKind::Name("self".into()),
-                                            h.span,
-                                        )),
-                                        attr: format!("{}[{label}]", owner.name),
-                                    },
-                                    h.span,
-                                ),
-                                false => Expr::new(ExprKind::Lambda(arm_id), h.span),
-                            };
-                            module.functions.push(Function {
-                                name: format!("{}[{label}]", d.name),
-                                qualname: format!("{}[{label}]", d.qualname),
-                                params: d.params.clone(),
-                                body: redirect(&d.body, h.span, &callee),
-                                decorators: Vec::new(),
-                                docstring: None,
-                                is_async: d.is_async,
-                                parent: d.parent,
-                                class: d.class.clone(),
-                                span: arm.span,
-                            });
-                            let w = module.functions.len() - 1;
-                            // Defined beside the dispatcher, so it closes over the same
-                            // variables (`self` of the method it is nested in).
-                            if let Some(p) = d.parent
-                                && p != Module::TOP_LEVEL
-                                && let Some(pf) = module.functions.get_mut(p)
-                            {
-                                define_beside(
-                                    &mut pf.body,
-                                    *disp,
-                                    w,
-                                    &format!("{}[{label}]", d.name),
-                                );
-                            }
-                            w
-                        }
-                        None => arm_id,
-                    }
+                    module.functions.len() - 1
                 }
             };
+            // The code of the dispatcher (and of each function between it and the arms) runs
+            // for every tool: each tool is a chain of copies calling on only towards its arm.
+            let mut id = arm_id;
+            for &(caller, h) in hops.iter().rev() {
+                let cd = module.functions[caller].clone();
+                id = per_tool_copy(module, caller, &cd, h, &label, id);
+            }
+            // An arm another dispatcher already made an entry of (a compat wrapper beside its
+            // own dispatcher) stays one tool.
+            let reused = existing.is_some();
             for name in arm.names {
                 if covered.contains(&name) {
                     continue;
                 }
+                // An arm another dispatcher already made an entry of: one tool, not two.
                 if entries
                     .iter()
                     .chain(module.entry_points.iter())
-                    .any(|e| e.name == name && e.function == id)
+                    .any(|e| e.name == name && (e.function == id || reused))
                 {
                     covered.push(name);
                     continue;
@@ -701,20 +665,18 @@ pub(crate) fn delegate(
     module: &Module,
     f: FuncId,
     consts: &HashMap<String, String>,
-) -> Option<(FuncId, Vec<Arm>, Option<HandOff>)> {
+) -> Option<(FuncId, Vec<Arm>, Vec<(FuncId, HandOff)>)> {
     let mut cur = f;
+    let mut hops = Vec::new();
     let mut seen = vec![f];
-    let mut first = None;
-    for step in 0..3 {
+    for _ in 0..3 {
         let d = module.functions.get(cur)?;
         let (g, carried, call) = hand_off(module, d, &subject_names(d))?;
         if seen.contains(&g) {
             return None;
         }
         seen.push(g);
-        if step == 0 {
-            first = Some(call);
-        }
+        hops.push((cur, call));
         let gd = module.functions.get(g)?;
         let subjects = Subjects {
             names: names_from(gd, carried),
@@ -723,8 +685,7 @@ pub(crate) fn delegate(
         let mut arms = Vec::new();
         find_arms(&gd.body, &subjects, &[], &[], 0, &mut arms);
         if !arms.is_empty() {
-            // Only a direct hand-off is rewritten into per-tool copies of the dispatcher.
-            return Some((g, arms, if step == 0 { first } else { None }));
+            return Some((g, arms, hops));
         }
         cur = g;
     }
@@ -737,6 +698,56 @@ pub(crate) fn delegate(
 pub(crate) struct HandOff {
     span: Span,
     on_self: bool,
+}
+
+/// The copy of `disp` (`d`) for one tool, whose hand-off `h` calls `target` instead (the arm,
+/// or the next copy on the way to it: `self.<target>` for a method, the function itself
+/// otherwise); made once.
+fn per_tool_copy(
+    module: &mut Module,
+    disp: FuncId,
+    d: &Function,
+    h: HandOff,
+    label: &str,
+    target: FuncId,
+) -> FuncId {
+    let qualname = format!("{}[{label}]", d.qualname);
+    if let Some(w) = module.functions.iter().position(|g| g.qualname == qualname) {
+        return w;
+    }
+    let callee = match h.on_self {
+        true => Expr::new(
+            ExprKind::Attribute {
+                value: Box::new(Expr::new(ExprKind::Name("self".into()), h.span)),
+                attr: module.functions[target].name.clone(),
+            },
+            h.span,
+        ),
+        false => Expr::new(ExprKind::Lambda(target), h.span),
+    };
+    let span = module.functions[target].span;
+    module.functions.push(Function {
+        name: format!("{}[{label}]", d.name),
+        qualname,
+        params: d.params.clone(),
+        body: redirect(&d.body, h.span, &callee),
+        decorators: Vec::new(),
+        docstring: None,
+        is_async: d.is_async,
+        parent: d.parent,
+        class: d.class.clone(),
+        span,
+    });
+    let w = module.functions.len() - 1;
+    // Defined beside the dispatcher, so it closes over the same variables (`self` of the
+    // method it is nested in).
+    if let Some(p) = d.parent
+        && p != Module::TOP_LEVEL
+        && let Some(pf) = module.functions.get_mut(p)
+    {
+        define_beside(&mut pf.body, disp, w, &format!("{}[{label}]", d.name));
+    }
+    w
 }
 
 /// Adds `def <name>` for function `new` right after the definition of `beside` in `body`.
