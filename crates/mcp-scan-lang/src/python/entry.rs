@@ -665,7 +665,7 @@ pub(crate) fn delegate(
     module: &Module,
     f: FuncId,
     consts: &HashMap<String, String>,
-) -> Option<(FuncId, Vec<Arm>, Vec<(FuncId, HandOff)>)> {
+) -> Option<(FuncId, Vec<Arm>, Hops)> {
     let mut cur = f;
     let mut hops = Vec::new();
     let mut seen = vec![f];
@@ -691,6 +691,9 @@ pub(crate) fn delegate(
     }
     None
 }
+
+/// Each function on the way from the dispatcher to the branching one, with its hand-off.
+pub(crate) type Hops = Vec<(FuncId, HandOff)>;
 
 /// Where a dispatcher hands the name on: the call's span, and whether it calls a method of
 /// `self` (`self._dispatch(...)`) rather than a plain function.
