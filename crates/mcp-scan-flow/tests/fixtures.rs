@@ -1033,3 +1033,52 @@ fn re_sub_down_to_a_slug_sanitizes_a_path_part_and_a_class_keeping_dots_and_slas
         describe(&s.results)
     );
 }
+
+/// The tool whose arm shells out has the shell; its sibling arm, which only reads its argument,
+/// has none of it (per-arm attribution of a dispatcher that hands the name to a function
+/// branching on it).
+fn shell_only_in_its_own_arm(fixture: &str, honest: &str, shell: &str) {
+    let s = check_fixture(fixture);
+    assert!(
+        behavior(&s, honest)
+            .capabilities
+            .iter()
+            .all(|c| c.kind != "command-exec"),
+        "{fixture}: {honest} must not inherit the shell of another arm\n{}",
+        describe(&s.results)
+    );
+    assert!(
+        behavior(&s, shell)
+            .capabilities
+            .iter()
+            .any(|c| c.kind == "command-exec"),
+        "{fixture}: {shell} runs a shell\n{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn a_dispatcher_registered_by_request_method_charges_each_tool_only_with_its_own_arm() {
+    shell_only_in_its_own_arm("request_handler_dispatch", "read_note", "run_check");
+}
+
+#[test]
+fn a_dispatcher_on_fastmcps_inner_server_charges_each_tool_only_with_its_own_arm() {
+    shell_only_in_its_own_arm("inner_server_dispatch", "fetch_page", "run_script");
+}
+
+#[test]
+fn a_dispatcher_split_through_a_hand_off_keeps_its_own_code_for_every_tool() {
+    let s = check_fixture("dispatcher_own_code");
+    for tool in ["list_items", "run_task"] {
+        assert!(
+            behavior(&s, tool)
+                .capabilities
+                .iter()
+                .any(|c| c.kind == "network-send"),
+            "{tool} runs the dispatcher's upload\n{}",
+            describe(&s.results)
+        );
+    }
+    shell_only_in_its_own_arm("dispatcher_own_code", "list_items", "run_task");
+}

@@ -175,6 +175,12 @@ struct RawLowLevel {
     dispatcher_keywords: Vec<String>,
     listing_methods: Vec<String>,
     listing_keywords: Vec<String>,
+    #[serde(default)]
+    request_methods: Vec<String>,
+    #[serde(default)]
+    dispatcher_requests: Vec<String>,
+    #[serde(default)]
+    inner_server_attributes: Vec<String>,
     tool_declarations: Vec<String>,
     name_keyword: String,
     description_keyword: String,
@@ -214,6 +220,14 @@ pub struct LowLevel {
     pub dispatcher_keywords: Vec<String>,
     pub listing_methods: Vec<String>,
     pub listing_keywords: Vec<String>,
+    /// Methods registering a handler by request method (`add_request_handler("tools/call",
+    /// Params, fn)`); the request's name is the first argument, the handler the last.
+    pub request_methods: Vec<String>,
+    /// Request methods whose handler is the tool dispatcher.
+    pub dispatcher_requests: Vec<String>,
+    /// Attributes of a decorator-style server that hold its low-level server
+    /// (`FastMCP._mcp_server`), on which a dispatcher can be registered directly.
+    pub inner_server_attributes: Vec<String>,
     pub tool_declarations: Vec<String>,
     pub name_keyword: String,
     pub description_keyword: String,
@@ -350,6 +364,7 @@ impl Frameworks {
         markers.extend(registrations.iter().map(|r| format!(".{}", r.method)));
         markers.extend(ll.dispatcher_methods.iter().map(|m| format!(".{m}")));
         markers.extend(ll.listing_methods.iter().map(|m| format!(".{m}")));
+        markers.extend(ll.request_methods.iter().map(|m| format!(".{m}")));
         markers.extend(ll.dispatcher_keywords.iter().cloned());
         markers.extend(ll.listing_keywords.iter().cloned());
         markers.sort();
@@ -391,6 +406,9 @@ impl Frameworks {
                 dispatcher_keywords: ll.dispatcher_keywords,
                 listing_methods: ll.listing_methods,
                 listing_keywords: ll.listing_keywords,
+                request_methods: ll.request_methods,
+                dispatcher_requests: ll.dispatcher_requests,
+                inner_server_attributes: ll.inner_server_attributes,
                 tool_declarations: ll.tool_declarations,
                 name_keyword: ll.name_keyword,
                 description_keyword: ll.description_keyword,
@@ -470,6 +488,9 @@ pub(crate) fn python_frameworks() -> &'static Frameworks {
                 dispatcher_keywords: Vec::new(),
                 listing_methods: Vec::new(),
                 listing_keywords: Vec::new(),
+                request_methods: Vec::new(),
+                dispatcher_requests: Vec::new(),
+                inner_server_attributes: Vec::new(),
                 tool_declarations: Vec::new(),
                 name_keyword: String::new(),
                 description_keyword: String::new(),

@@ -641,6 +641,10 @@ def lookup(q: str) -> str:
     return q
 
 agent.add_tool(search)
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
 "#,
         ),
         (
@@ -652,8 +656,10 @@ agent.add_tool(search)
             "class Registry:\n    def tool(self, f=None):\n        return f\nreg = Registry()\n@reg.tool()\ndef x(): pass\nreg.add_tool(x)\n",
         ),
     ]);
-    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
-    assert_eq!(t.coverage.registration_sites, 0);
+    // Only the server's own tool: the other libraries' `tool`/`add_tool` are neither tools nor
+    // registration sites.
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 1);
     no_gaps(&t);
 }
 
@@ -1030,9 +1036,15 @@ class Plugins:
 
 mcp = FastMCP("x")
 Plugins().register_all(mcp, prefix="p")
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
 "#,
     )]);
-    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    // Only the server's own tool (a server with none at all is a gap: see
+    // `a_server_with_no_recognised_registration_is_a_gap_not_no_tools`).
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
     no_gaps(&t);
 }
 
@@ -2325,4 +2337,412 @@ for register in registrars():
     ]);
     assert!(tools(&t).is_empty(), "{:?}", tools(&t));
     assert_eq!(unresolved_gaps(&t), [("pkg/plugin.py".to_string(), 4)]);
+}
+
+#[test]
+fn a_tool_dispatcher_registered_by_request_method_on_a_server_attribute_is_split() {
+    // mcp 2.x low-level: handlers registered by request name on a server held in `self.server`,
+    // inside a method; the dispatcher delegates to a method branching on the tool name.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+class App:
+    def __init__(self):
+        self.server = Server("x")
+
+    def setup(self):
+        async def handle_list_tools(ctx, params):
+            return types.ListToolsResult(tools=[
+                types.Tool(name="read_note", description="Read a note", inputSchema={}),
+                types.Tool(name="list_notes", description="List notes", inputSchema={}),
+            ])
+
+        self.server.add_request_handler("tools/list", types.PaginatedRequestParams, handle_list_tools)
+
+        async def handle_call_tool(ctx, params):
+            return self._dispatch(params.name, params.arguments or {})
+
+        self.server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
+
+    def _dispatch(self, name, args):
+        if name == "read_note":
+            return open(args["path"]).read()
+        elif name == "list_notes":
+            return []
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["list_notes", "read_note"]);
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_handler_registered_for_another_request_is_not_a_tool_dispatcher() {
+    // Twin: `resources/read` and `tools/list` handlers are not tool dispatchers; no tool, no gap.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+server = Server("x")
+
+async def handle_read_resource(ctx, params):
+    if params.uri == "note://a":
+        return "a"
+
+server.add_request_handler("resources/read", types.ReadResourceRequestParams, handle_read_resource)
+
+async def handle_call_tool(ctx, params):
+    if params.name == "ping":
+        return "pong"
+
+server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    // Only the `tools/call` handler's arm is a tool; the `resources/read` handler is no site.
+    assert_eq!(tools(&t), ["ping"], "{:?}", entries(&t));
+    assert_eq!(t.coverage.registration_sites, 1);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_request_handler_whose_request_or_handler_cannot_be_followed_is_a_gap() {
+    // Fail closed: a request name computed at run time may be `tools/call`, and a dispatcher
+    // taken from a parameter is not analysed: each is a gap at its call, never a silent miss.
+    let server = r#"from mcp.server import Server
+import mcp.types as types
+
+server = Server("x")
+
+def install(method, fn):
+    server.add_request_handler(method, types.CallToolRequestParams, fn)
+
+def install_dispatcher(fn):
+    server.add_request_handler("tools/call", types.CallToolRequestParams, fn)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(
+        unresolved_gaps(&t),
+        [
+            ("pkg/server.py".to_string(), 7),
+            ("pkg/server.py".to_string(), 10)
+        ]
+    );
+}
+
+#[test]
+fn a_dispatcher_replacing_fastmcps_own_on_its_low_level_server_is_not_silent() {
+    // `mcp._mcp_server.call_tool()(fn)` replaces FastMCP's dispatcher: the replacement is a
+    // dispatcher site (split by its branches); one taken from an object the analyzer cannot
+    // follow is a gap, never a silent miss.
+    let split = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+async def dispatch(name, arguments):
+    if name == "read_tags":
+        return []
+    elif name == "write_tags":
+        return []
+
+mcp._mcp_server.call_tool(validate_input=False)(dispatch)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", split)]);
+    assert_eq!(tools(&t), ["read_tags", "write_tags"]);
+    no_gaps(&t);
+    let opaque = r#"from mcp.server.fastmcp import FastMCP
+import contract
+
+mcp = FastMCP("x")
+boundary = contract.make()
+mcp._mcp_server.call_tool(validate_input=False)(boundary.wire_call)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", opaque)]);
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 6)]);
+}
+
+#[test]
+fn other_attributes_of_a_fastmcp_server_register_nothing() {
+    // Twin: a call through another attribute of the server (`mcp.settings.call_tool(...)`) is
+    // not the low-level server: no tool, no gap.
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+async def dispatch(name, arguments):
+    if name == "read_tags":
+        return []
+
+mcp.settings.call_tool(validate_input=False)(dispatch)
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert_eq!(tools(&t), ["ping"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_dispatcher_handing_the_name_to_a_branching_function_is_split_on_that_functions_arms() {
+    // Each way a dispatcher is registered (by request method on `self.server`, on a FastMCP's
+    // inner server, applied directly to a low-level server) when it hands the tool name to a
+    // function that branches on it: each tool runs the dispatcher with only its own arm of that
+    // function, never the whole of it (which would charge every tool with every arm).
+    let by_request = r#"from mcp.server import Server
+import mcp.types as types
+
+class App:
+    def __init__(self):
+        self.server = Server("x")
+
+    def setup(self):
+        async def handle_call_tool(ctx, params):
+            name = params.name
+            return self._dispatch(name, params.arguments or {})
+
+        self.server.add_request_handler("tools/call", types.CallToolRequestParams, handle_call_tool)
+
+    def _dispatch(self, name, args):
+        if name == "read_note":
+            return open(args["path"]).read()
+        elif name == "run":
+            return 1
+"#;
+    let inner = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def route(tool, arguments):
+    if tool == "read_note":
+        return 0
+    if tool == "run":
+        return 1
+
+async def dispatch(name, arguments):
+    return route(name, arguments)
+
+mcp._mcp_server.call_tool()(dispatch)
+"#;
+    let wrapper = r#"from mcp.server.lowlevel import Server
+import mcp.types as types
+
+server = Server("x")
+
+async def on_call_tool(ctx, params):
+    match params.name:
+        case "read_note":
+            return 0
+        case "run":
+            return 1
+
+async def call_v1(name, arguments):
+    params = types.CallToolRequestParams(name=name, arguments=arguments)
+    return await on_call_tool(None, params)
+
+server.call_tool()(call_v1)
+"#;
+    // Each tool runs a copy of the dispatcher that calls only its arm.
+    for (src, owner) in [
+        (by_request, "App.setup.handle_call_tool"),
+        (inner, "dispatch"),
+        (wrapper, "call_v1"),
+    ] {
+        let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+        let got: Vec<(String, String)> = entries(&t).into_iter().map(|(_, n, q)| (n, q)).collect();
+        assert_eq!(
+            got,
+            [
+                ("read_note".to_string(), format!("{owner}[read_note]")),
+                ("run".to_string(), format!("{owner}[run]")),
+            ],
+            "{src}"
+        );
+        no_gaps(&t);
+    }
+}
+
+#[test]
+fn a_dispatcher_handing_on_something_other_than_the_name_stays_whole_or_a_gap() {
+    // Twin: the dispatcher calls a branching function but hands it only the arguments, not
+    // the tool name; that function's branches are not tool arms, so nothing is split on them:
+    // with no declared tools the dispatcher is a gap (never a silent miss, never a guess).
+    let src = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+def route(mode, arguments):
+    if mode == "read_note":
+        return 0
+    if mode == "run":
+        return 1
+
+async def dispatch(name, arguments):
+    return route(arguments.get("mode"), arguments)
+
+mcp._mcp_server.call_tool()(dispatch)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+    assert!(
+        tools(&t).iter().all(|n| n != "read_note" && n != "run"),
+        "{:?}",
+        entries(&t)
+    );
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 14)]);
+}
+
+#[test]
+fn a_server_with_no_recognised_registration_is_a_gap_not_no_tools() {
+    // Fail closed: a package that imports an MCP server class and ends with no tool, resource
+    // or prompt registered its tools in a way not recognised: a gap at the import, never
+    // "no tools found" with a clean exit.
+    let server = r#"import json
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+install_everything(mcp)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 2)]);
+    let low_level = r#"from mcp.server import lowlevel
+
+app = lowlevel.Server("x")
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", low_level)]);
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 1)]);
+}
+
+#[test]
+fn a_package_that_only_uses_the_mcp_client_or_types_is_no_gap() {
+    // Twin: importing the SDK's client or types (no server class) with no registration is a
+    // client, not an unanalysed server: no tool and no gap. A server with only resources had
+    // its registrations recognised: no gap either.
+    let client = r#"import mcp
+from mcp import ClientSession
+from mcp.types import Tool
+
+async def run(session: ClientSession) -> list[Tool]:
+    return (await session.list_tools()).tools
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/client.py", client)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+    let resources_only = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+@mcp.resource("notes://{key}")
+def note(key: str) -> str:
+    return key
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", resources_only)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(entries(&t).len(), 1, "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn a_server_built_through_a_bare_package_import_with_no_tool_is_a_gap() {
+    // Fail closed: `import fastmcp` names no server class by itself, but `fastmcp.FastMCP(...)`
+    // builds one; with no tool recognised that is a gap at the import. Twin: the same bare
+    // import used only for the client builds no server and is no gap.
+    let server = r#"import fastmcp
+from .tools import install
+
+app = fastmcp.FastMCP("x")
+install(app)
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", server)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t), [("pkg/server.py".to_string(), 1)]);
+    let client = r#"import fastmcp
+
+async def run(url):
+    async with fastmcp.Client(url) as c:
+        return await c.list_tools()
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/client.py", client)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tool_named_by_the_declaration_a_tree_function_returns_takes_that_name() {
+    // `tool_def = get_x_tool()` (a tree function in another module returning one
+    // `Tool(name=ToolName.X.value, ...)`), then `@mcp.tool(name=tool_def.name)`: each block's
+    // own nearest assignment names its tool, not the function's last one.
+    let defs = r#"from enum import Enum
+from mcp.types import Tool
+
+class ToolName(Enum):
+    LIST_SPACES = "lightdash_list_spaces"
+    GET_USER = "lightdash_get_user"
+
+def get_list_spaces_tool() -> Tool:
+    return Tool(name=ToolName.LIST_SPACES.value, description="List spaces", inputSchema={})
+
+def get_user_tool() -> Tool:
+    return Tool(name=ToolName.GET_USER.value, description="Current user", inputSchema={})
+"#;
+    let tools_py = r#"from pkg.defs import get_list_spaces_tool, get_user_tool
+
+def register(mcp, disabled):
+    if "spaces" not in disabled:
+        tool_def = get_list_spaces_tool()
+
+        @mcp.tool(name=tool_def.name, description=tool_def.description)
+        async def spaces_handler(arguments):
+            return []
+
+    if "user" not in disabled:
+        tool_def = get_user_tool()
+
+        @mcp.tool(name=tool_def.name, description=tool_def.description)
+        async def user_handler(arguments):
+            return {}
+"#;
+    let server = r#"from mcp.server.fastmcp import FastMCP
+from pkg.tools import register
+
+mcp = FastMCP("x")
+register(mcp, [])
+"#;
+    let t = scan(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/defs.py", defs),
+        ("pkg/tools.py", tools_py),
+        ("pkg/server.py", server),
+    ]);
+    assert_eq!(tools(&t), ["lightdash_get_user", "lightdash_list_spaces"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_declaration_chosen_at_run_time_does_not_lend_its_name() {
+    // Twin: the tree function returns one of two declarations; neither name is the tool's for
+    // sure, so none is guessed (the handler keeps its own name).
+    let src = r#"import os
+from mcp.server.fastmcp import FastMCP
+from mcp.types import Tool
+
+mcp = FastMCP("x")
+
+def get_tool():
+    if os.getenv("V2"):
+        return Tool(name="search_v2", inputSchema={})
+    return Tool(name="search_v1", inputSchema={})
+
+tool_def = get_tool()
+
+@mcp.tool(name=tool_def.name)
+def search_handler(q: str) -> str:
+    return q
+"#;
+    let t = scan(&[("pkg/__init__.py", ""), ("pkg/server.py", src)]);
+    let names = tools(&t);
+    assert!(
+        !names.iter().any(|n| n == "search_v1" || n == "search_v2"),
+        "{names:?}"
+    );
 }

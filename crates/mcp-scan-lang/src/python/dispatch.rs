@@ -5,7 +5,7 @@
 //! cannot be attributed per tool is a coverage gap.
 
 use super::entry::{
-    const_str, declared_params, first_positional, known_text, kwarg, low_level_entries,
+    const_str, declared_params, delegate, first_positional, known_text, kwarg, low_level_entries,
     module_constants, schema_params,
 };
 use crate::queries::Frameworks;
@@ -82,10 +82,18 @@ pub(crate) fn split_dispatchers(
             );
             mods[m].entry_points.extend(entries);
         }
-        if is_split(&mods[m], f) {
+        // The dispatcher's own arms, else those of the function it hands the name to.
+        let owner = if is_split(&mods[m], f) {
+            Some(f)
+        } else {
+            delegate(&mods[m], f, &module_constants(&mods[m]))
+                .map(|(g, _, _)| g)
+                .filter(|&g| is_split(&mods[m], g))
+        };
+        if let Some(owner) = owner {
             // Literal branches cover some tools; the tools declared beside the dispatcher that
             // no branch names run through whatever the dispatcher looks up.
-            let prefix = format!("{}[", mods[m].functions[f].qualname);
+            let prefix = format!("{}[", mods[m].functions[owner].qualname);
             let split: Vec<String> = mods[m]
                 .entry_points
                 .iter()
@@ -286,6 +294,132 @@ pub(crate) fn split_dispatchers(
     }
 }
 
+/// Fail closed: a tree that imports an MCP server class, or calls a registration or dispatcher
+/// API, and still ends with no tool (nor resource or prompt) has registrations the analyzer did not recognise. That is a
+/// gap at the import (or the first module that knows the framework), never "no tools found".
+pub(crate) fn no_tool_gap(
+    mods: &[Module],
+    fw: &Frameworks,
+    registration_sites: usize,
+    gaps: &mut Vec<CoverageGap>,
+) {
+    // Resources or prompts found mean the server's registrations were recognised (a server
+    // with only resources is not an unanalysed one).
+    let has_entry = mods.iter().any(|m| !m.entry_points.is_empty());
+    if has_entry || !gaps.is_empty() {
+        return;
+    }
+    let server_import = mods.iter().find_map(|m| {
+        m.imports
+            .iter()
+            .find(|i| imports_server_class(i, fw) || builds_server_through(m, i, fw))
+            .map(|i| (m, i))
+    });
+    let (module, line, reason) = match server_import {
+        Some((m, i)) => (
+            m,
+            Some(i.span.start_line),
+            format!(
+                "imports the MCP server class `{}` but no tool registration was recognised ({} registration site(s) seen): its tools were not analysed",
+                match &i.symbol {
+                    Some(s) => format!("{}.{s}", i.module),
+                    None => i.module.clone(),
+                },
+                registration_sites
+            ),
+        ),
+        None if registration_sites > 0 => {
+            let Some(m) = mods.iter().find(|m| {
+                m.imports.iter().any(|i| {
+                    fw.server_classes
+                        .iter()
+                        .flat_map(|c| c.packages.iter())
+                        .any(|p| in_package(&i.module, p))
+                })
+            }) else {
+                return;
+            };
+            (
+                m,
+                None,
+                format!(
+                    "{registration_sites} registration site(s) of the MCP framework seen but none resolved to a tool: its tools were not analysed"
+                ),
+            )
+        }
+        None => return,
+    };
+    gaps.push(CoverageGap {
+        kind: GapKind::UnresolvedRegistration,
+        file: Some(module.path.clone()),
+        line,
+        reason,
+    });
+}
+
+/// `import fastmcp` (or `import mcp.server as srv`) and a server class called through it
+/// (`fastmcp.FastMCP("x")`, `srv.lowlevel.Server("x")`).
+fn builds_server_through(m: &Module, i: &mcp_scan_ir::Import, fw: &Frameworks) -> bool {
+    if i.symbol.is_some() {
+        return false;
+    }
+    let mut calls = Vec::new();
+    for f in &m.functions {
+        walk(&f.body, &mut |e| calls_in(e, &mut calls));
+    }
+    calls.iter().any(|c| {
+        let ExprKind::Call { callee, .. } = &c.kind else {
+            return false;
+        };
+        let Some(path) = callee.dotted_path() else {
+            return false;
+        };
+        let Some(rest) = path.strip_prefix(i.local.as_str()) else {
+            return false;
+        };
+        if !rest.starts_with('.') {
+            return false;
+        }
+        let full = format!("{}{rest}", i.module);
+        fw.servers.iter().any(|(callee, _)| callee == &full)
+            || fw.server_classes.iter().any(|c| {
+                full.rsplit_once('.').is_some_and(|(pkg, name)| {
+                    name == c.name && c.packages.iter().any(|p| in_package(pkg, p))
+                })
+            })
+    })
+}
+
+fn in_package(module: &str, package: &str) -> bool {
+    module == package
+        || module
+            .strip_prefix(package)
+            .is_some_and(|r| r.starts_with('.'))
+}
+
+/// `from mcp.server.fastmcp import FastMCP`, `from fastmcp import FastMCP`, `from mcp.server
+/// import lowlevel`, `import mcp.server.fastmcp`: an import naming a server class of the
+/// frameworks table or a module on the way to one (a bare `import mcp` names neither).
+fn imports_server_class(i: &mcp_scan_ir::Import, fw: &Frameworks) -> bool {
+    let full = match &i.symbol {
+        Some(s) => format!("{}.{s}", i.module),
+        None => i.module.clone(),
+    };
+    let by_class = i.symbol.as_ref().is_some_and(|s| {
+        fw.server_classes
+            .iter()
+            .any(|c| &c.name == s && c.packages.iter().any(|p| in_package(&i.module, p)))
+    });
+    by_class
+        || (full.contains('.')
+            && fw.servers.iter().any(|(callee, _)| {
+                callee == &full
+                    || callee
+                        .strip_prefix(full.as_str())
+                        .is_some_and(|r| r.starts_with('.'))
+            }))
+}
+
 fn undescribed(mods: &[Module]) -> bool {
     mods.iter().any(|md| {
         md.entry_points
@@ -352,7 +486,7 @@ fn is_split(md: &Module, f: FuncId) -> bool {
     })
 }
 
-fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
+pub(crate) fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
     for s in stmts {
         match &s.kind {
             StmtKind::Assign { targets, value } => {
@@ -400,7 +534,7 @@ fn walk<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Expr)) {
     }
 }
 
-fn calls_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(crate) fn calls_in<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match &e.kind {
         ExprKind::Call { callee, args } => {
             out.push(e);

@@ -353,12 +353,28 @@ pub(crate) fn kwarg<'a>(args: &'a [Arg], name: &str) -> Option<&'a Expr> {
 /// The argument bound to parameter `name` at positional index `pos`: passed by keyword, else the
 /// `pos`-th plain positional argument (`*args`/`**kw` spreads are not followed).
 pub(crate) fn bound_to<'a>(args: &'a [Arg], name: &str, pos: usize) -> Option<&'a Arg> {
+    bound_to_at(args, name, Some(pos), false)
+}
+
+/// [`bound_to`] where the position may be unknown (`None`: a parameter filled implicitly, such
+/// as `self` of a bound method, is bound by keyword only) and, with `leading`, only the plain
+/// positional arguments before the first keyword or spread count (after `*args` a position is
+/// unknown).
+pub(crate) fn bound_to_at<'a>(
+    args: &'a [Arg],
+    name: &str,
+    pos: Option<usize>,
+    leading: bool,
+) -> Option<&'a Arg> {
+    let plain = |a: &&Arg| a.name.is_none() && !a.spread && !a.spread_keywords;
     args.iter()
         .find(|a| a.name.as_deref() == Some(name))
         .or_else(|| {
-            args.iter()
-                .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                .nth(pos)
+            let pos = pos?;
+            match leading {
+                true => args.iter().take_while(plain).nth(pos),
+                false => args.iter().filter(plain).nth(pos),
+            }
         })
 }
 
@@ -443,7 +459,7 @@ struct DeclaredTool {
     params: Vec<DeclaredParam>,
 }
 
-struct Arm {
+pub(crate) struct Arm {
     names: Vec<String>,
     body: Vec<Stmt>,
     span: Span,
@@ -533,24 +549,69 @@ pub(crate) fn low_level_entries(
         };
         let mut arms = Vec::new();
         find_arms(&d.body, &subjects, &[], &[], 0, &mut arms);
+        // A dispatcher that hands the name to another function branching on it: that
+        // function's arms are the tools, each charged only with its own arm.
+        let mut hops = Vec::new();
+        let owner = match arms.is_empty() {
+            true => match delegate(module, *disp, &scope_consts) {
+                Some((g, garms, chain)) => {
+                    arms = garms;
+                    hops = chain;
+                    module.functions[g].clone()
+                }
+                None => d.clone(),
+            },
+            false => d.clone(),
+        };
         let mut covered: Vec<String> = Vec::new();
         for arm in arms {
-            let id = module.functions.len();
             let label = arm.names.join("|");
-            module.functions.push(Function {
-                name: format!("{}[{label}]", d.name),
-                qualname: format!("{}[{label}]", d.qualname),
-                params: d.params.clone(),
-                body: arm.body,
-                decorators: Vec::new(),
-                docstring: None,
-                is_async: d.is_async,
-                parent: d.parent,
-                class: d.class.clone(),
-                span: arm.span,
-            });
+            let qualname = format!("{}[{label}]", owner.qualname);
+            // The same arm reached from a second dispatcher (a wrapper delegating to one
+            // already split) is the same function, not a second copy of the tool.
+            let existing = module
+                .functions
+                .iter()
+                .position(|g| g.qualname == qualname && g.span == arm.span);
+            let arm_id = match existing {
+                Some(id) => id,
+                None => {
+                    module.functions.push(Function {
+                        name: format!("{}[{label}]", owner.name),
+                        qualname,
+                        params: owner.params.clone(),
+                        body: arm.body,
+                        decorators: Vec::new(),
+                        docstring: None,
+                        is_async: owner.is_async,
+                        parent: owner.parent,
+                        class: owner.class.clone(),
+                        span: arm.span,
+                    });
+                    module.functions.len() - 1
+                }
+            };
+            // The code of the dispatcher (and of each function between it and the arms) runs
+            // for every tool: each tool is a chain of copies calling on only towards its arm.
+            let mut id = arm_id;
+            for &(caller, h) in hops.iter().rev() {
+                let cd = module.functions[caller].clone();
+                id = per_tool_copy(module, caller, &cd, h, &label, id);
+            }
+            // An arm another dispatcher already made an entry of (a compat wrapper beside its
+            // own dispatcher) stays one tool.
+            let reused = existing.is_some();
             for name in arm.names {
                 if covered.contains(&name) {
+                    continue;
+                }
+                // An arm another dispatcher already made an entry of: one tool, not two.
+                if entries
+                    .iter()
+                    .chain(module.entry_points.iter())
+                    .any(|e| e.name == name && (e.function == id || reused))
+                {
+                    covered.push(name);
                     continue;
                 }
                 let decl = declared.iter().find(|t| t.name == name);
@@ -595,6 +656,390 @@ pub(crate) fn low_level_entries(
             });
         }
     }
+}
+
+/// The function a dispatcher hands the requested tool name to, when that function branches on
+/// it (`return self._dispatch(name, args)`, `await on_call_tool(None, CallToolRequestParams(
+/// name=name, ...))`), with its arms. Followed through at most three such hand-offs.
+pub(crate) fn delegate(
+    module: &Module,
+    f: FuncId,
+    consts: &HashMap<String, String>,
+) -> Option<(FuncId, Vec<Arm>, Hops)> {
+    let mut cur = f;
+    let mut hops = Vec::new();
+    let mut seen = vec![f];
+    for _ in 0..3 {
+        let d = module.functions.get(cur)?;
+        let (g, carried, call) = hand_off(module, d, &subject_names(d))?;
+        if seen.contains(&g) {
+            return None;
+        }
+        seen.push(g);
+        hops.push((cur, call));
+        let gd = module.functions.get(g)?;
+        let subjects = Subjects {
+            names: names_from(gd, carried),
+            consts,
+        };
+        let mut arms = Vec::new();
+        find_arms(&gd.body, &subjects, &[], &[], 0, &mut arms);
+        if !arms.is_empty() {
+            return Some((g, arms, hops));
+        }
+        cur = g;
+    }
+    None
+}
+
+/// Each function on the way from the dispatcher to the branching one, with its hand-off.
+pub(crate) type Hops = Vec<(FuncId, HandOff)>;
+
+/// Where a dispatcher hands the name on: the call's span, and whether it calls a method of
+/// `self` (`self._dispatch(...)`) rather than a plain function.
+#[derive(Clone, Copy)]
+pub(crate) struct HandOff {
+    span: Span,
+    on_self: bool,
+}
+
+/// The copy of `disp` (`d`) for one tool, whose hand-off `h` calls `target` instead (the arm,
+/// or the next copy on the way to it: `self.<target>` for a method, the function itself
+/// otherwise); made once.
+fn per_tool_copy(
+    module: &mut Module,
+    disp: FuncId,
+    d: &Function,
+    h: HandOff,
+    label: &str,
+    target: FuncId,
+) -> FuncId {
+    let qualname = format!("{}[{label}]", d.qualname);
+    if let Some(w) = module.functions.iter().position(|g| g.qualname == qualname) {
+        return w;
+    }
+    let callee = match h.on_self {
+        true => Expr::new(
+            ExprKind::Attribute {
+                value: Box::new(Expr::new(ExprKind::Name("self".into()), h.span)),
+                attr: module.functions[target].name.clone(),
+            },
+            h.span,
+        ),
+        false => Expr::new(ExprKind::Lambda(target), h.span),
+    };
+    let span = module.functions[target].span;
+    module.functions.push(Function {
+        name: format!("{}[{label}]", d.name),
+        qualname,
+        params: d.params.clone(),
+        body: redirect(&d.body, h.span, &callee),
+        decorators: Vec::new(),
+        docstring: None,
+        is_async: d.is_async,
+        parent: d.parent,
+        class: d.class.clone(),
+        span,
+    });
+    let w = module.functions.len() - 1;
+    // Defined beside the dispatcher, so it closes over the same variables (`self` of the
+    // method it is nested in).
+    if let Some(p) = d.parent
+        && p != Module::TOP_LEVEL
+        && let Some(pf) = module.functions.get_mut(p)
+    {
+        define_beside(&mut pf.body, disp, w, &format!("{}[{label}]", d.name));
+    }
+    w
+}
+
+/// Adds `def <name>` for function `new` right after the definition of `beside` in `body`.
+fn define_beside(body: &mut Vec<Stmt>, beside: FuncId, new: FuncId, name: &str) -> bool {
+    let at = body
+        .iter()
+        .position(|s| matches!(&s.kind, StmtKind::FunctionDef { func, .. } if *func == beside));
+    if let Some(i) = at {
+        let span = body[i].span;
+        body.insert(
+            i + 1,
+            Stmt {
+                kind: StmtKind::FunctionDef {
+                    name: name.to_string(),
+                    func: new,
+                },
+                span,
+            },
+        );
+        return true;
+    }
+    for s in body.iter_mut() {
+        let done = match &mut s.kind {
+            StmtKind::If { then, orelse, .. } => {
+                define_beside(then, beside, new, name) || define_beside(orelse, beside, new, name)
+            }
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally,
+            } => {
+                define_beside(body, beside, new, name)
+                    || handlers
+                        .iter_mut()
+                        .any(|h| define_beside(&mut h.body, beside, new, name))
+                    || define_beside(orelse, beside, new, name)
+                    || define_beside(finally, beside, new, name)
+            }
+            StmtKind::With { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::For { body, .. } => define_beside(body, beside, new, name),
+            _ => false,
+        };
+        if done {
+            return true;
+        }
+    }
+    false
+}
+
+/// A copy of the dispatcher's body in which the hand-off call `span` calls `callee` instead:
+/// the dispatcher's own code (argument unpacking, what it does with the result) kept for one
+/// tool, whose arm replaces the whole branching function.
+fn redirect(body: &[Stmt], span: Span, callee: &Expr) -> Vec<Stmt> {
+    fn expr(e: &mut Expr, span: Span, callee: &Expr) {
+        if let ExprKind::Call { callee: c, .. } = &mut e.kind
+            && e.span == span
+        {
+            **c = callee.clone();
+        }
+        match &mut e.kind {
+            ExprKind::Call { callee: c, args } => {
+                expr(c, span, callee);
+                for a in args {
+                    expr(&mut a.value, span, callee);
+                }
+            }
+            ExprKind::Attribute { value, .. }
+            | ExprKind::Await(value)
+            | ExprKind::Starred(value)
+            | ExprKind::NamedExpr { value, .. } => expr(value, span, callee),
+            ExprKind::Unary { operand, .. } => expr(operand, span, callee),
+            ExprKind::Index { value, index } => {
+                expr(value, span, callee);
+                expr(index, span, callee);
+            }
+            ExprKind::Binary { left, right, .. } => {
+                expr(left, span, callee);
+                expr(right, span, callee);
+            }
+            ExprKind::Conditional { test, body, orelse } => {
+                expr(test, span, callee);
+                expr(body, span, callee);
+                expr(orelse, span, callee);
+            }
+            ExprKind::List(xs) | ExprKind::Tuple(xs) | ExprKind::Set(xs) => {
+                xs.iter_mut().for_each(|x| expr(x, span, callee))
+            }
+            ExprKind::Dict(items) => {
+                for (k, v) in items {
+                    if let Some(k) = k {
+                        expr(k, span, callee);
+                    }
+                    expr(v, span, callee);
+                }
+            }
+            ExprKind::FormatStr(parts) => {
+                for p in parts {
+                    if let StrPart::Expr(x) = p {
+                        expr(x, span, callee);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fn stmts(body: &mut [Stmt], span: Span, callee: &Expr) {
+        for s in body {
+            match &mut s.kind {
+                StmtKind::Assign { targets, value } => {
+                    targets.iter_mut().for_each(|t| expr(t, span, callee));
+                    expr(value, span, callee);
+                }
+                StmtKind::AugAssign { value, .. } => expr(value, span, callee),
+                StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Raise(Some(e)) => {
+                    expr(e, span, callee)
+                }
+                StmtKind::If { test, then, orelse } => {
+                    expr(test, span, callee);
+                    stmts(then, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::While { test, body, orelse } => {
+                    expr(test, span, callee);
+                    stmts(body, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::For {
+                    iter, body, orelse, ..
+                } => {
+                    expr(iter, span, callee);
+                    stmts(body, span, callee);
+                    stmts(orelse, span, callee);
+                }
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finally,
+                } => {
+                    stmts(body, span, callee);
+                    for h in handlers {
+                        stmts(&mut h.body, span, callee);
+                    }
+                    stmts(orelse, span, callee);
+                    stmts(finally, span, callee);
+                }
+                StmtKind::With { items, body, .. } => {
+                    for i in items {
+                        expr(&mut i.context, span, callee);
+                    }
+                    stmts(body, span, callee);
+                }
+                StmtKind::Match { subject, arms } => {
+                    expr(subject, span, callee);
+                    for a in arms {
+                        stmts(&mut a.body, span, callee);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = body.to_vec();
+    stmts(&mut out, span, callee);
+    out
+}
+
+/// The first call in `d` to a function of the module that receives the tool name (a subject,
+/// `x.name`, or a name built from one), with the parameters it arrives in.
+fn hand_off(
+    module: &Module,
+    d: &Function,
+    subjects: &[String],
+) -> Option<(FuncId, Vec<String>, HandOff)> {
+    // Names assigned from an expression carrying the tool name (`params = P(name=name)`).
+    let mut carriers: Vec<String> = subjects.to_vec();
+    for s in &d.body {
+        if let StmtKind::Assign { targets, value } = &s.kind
+            && let [
+                Expr {
+                    kind: ExprKind::Name(t),
+                    ..
+                },
+            ] = targets.as_slice()
+            && carries(value, &carriers)
+            && !carriers.contains(t)
+        {
+            carriers.push(t.clone());
+        }
+    }
+    let class = {
+        let mut c = d.class.clone();
+        let mut up = d.parent;
+        let mut steps = 0;
+        while c.is_none()
+            && let Some(p) = up
+            && steps < 16
+        {
+            c = module.functions.get(p).and_then(|x| x.class.clone());
+            up = module.functions.get(p).and_then(|x| x.parent);
+            steps += 1;
+        }
+        c
+    };
+    let mut calls = Vec::new();
+    super::dispatch::walk(&d.body, &mut |e| super::dispatch::calls_in(e, &mut calls));
+    for call in calls {
+        let ExprKind::Call { callee, args } = &call.kind else {
+            continue;
+        };
+        let (g, skip, on_self) = match &callee.kind {
+            ExprKind::Name(n) => match visible_function(module, d, n) {
+                Some(g) => (g, 0, false),
+                None => continue,
+            },
+            ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(n) if n == "self") =>
+            {
+                let Some(c) = &class else { continue };
+                match module
+                    .functions
+                    .iter()
+                    .position(|g| &g.name == attr && g.class.as_ref() == Some(c))
+                {
+                    Some(g) => (g, 1, true),
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        let gd = &module.functions[g];
+        let mut carried = Vec::new();
+        for (i, p) in gd.params.iter().enumerate().skip(skip) {
+            if p.variadic || p.keywords {
+                continue;
+            }
+            if bound_to(args, &p.name, i - skip).is_some_and(|a| carries(&a.value, &carriers)) {
+                carried.push(p.name.clone());
+            }
+        }
+        if !carried.is_empty() {
+            let call = HandOff {
+                span: call.span,
+                on_self,
+            };
+            return Some((g, carried, call));
+        }
+    }
+    None
+}
+
+/// Whether an expression carries the requested tool name: a carrier, `x.name`, or a call or
+/// container built from one.
+fn carries(e: &Expr, carriers: &[String]) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => carriers.contains(n),
+        ExprKind::Attribute { attr, .. } => attr == "name",
+        ExprKind::Call { args, .. } => args.iter().any(|a| carries(&a.value, carriers)),
+        ExprKind::Await(v) => carries(v, carriers),
+        ExprKind::Tuple(xs) | ExprKind::List(xs) => xs.iter().any(|x| carries(x, carriers)),
+        ExprKind::Dict(items) => items.iter().any(|(_, v)| carries(v, carriers)),
+        _ => false,
+    }
+}
+
+/// A plain function named `n` visible from `d`: nested in it or an enclosing function, or at
+/// module level.
+fn visible_function(module: &Module, d: &Function, n: &str) -> Option<FuncId> {
+    let me = module.functions.iter().position(|g| std::ptr::eq(g, d));
+    let mut scope = me;
+    let mut steps = 0;
+    while let Some(sc) = scope
+        && steps < 16
+    {
+        if let Some(i) = module
+            .functions
+            .iter()
+            .position(|g| g.name == n && g.parent == Some(sc) && g.class.is_none())
+        {
+            return Some(i);
+        }
+        scope = module.functions.get(sc).and_then(|g| g.parent);
+        steps += 1;
+    }
+    module
+        .functions
+        .iter()
+        .position(|g| g.name == n && g.parent.is_none() && g.class.is_none() && g.qualname == n)
 }
 
 fn is_nested_in(module: &Module, mut f: FuncId, ancestors: &[FuncId]) -> bool {
@@ -654,12 +1099,18 @@ pub(crate) fn schema_params(schema: &Expr, consts: &HashMap<String, String>) -> 
 /// `call_tool(name, arguments)`) and locals assigned from it or from `<x>.name` (mcp 2.x
 /// `params.name`).
 fn subject_names(d: &Function) -> Vec<String> {
-    let mut names: Vec<String> = d
-        .params
-        .first()
-        .map(|p| p.name.clone())
-        .into_iter()
-        .collect();
+    names_from(
+        d,
+        d.params
+            .first()
+            .map(|p| p.name.clone())
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// `names` and the names `d` assigns from them or from `x.name`.
+fn names_from(d: &Function, mut names: Vec<String>) -> Vec<String> {
     for s in &d.body {
         if let StmtKind::Assign { targets, value } = &s.kind
             && let [

@@ -16,7 +16,7 @@
 //! returns of tree functions, dict lookups by unknown keys, list additions), bounded in depth
 //! and size; a collection not followed leaves the site a gap.
 
-use super::entry::{bound_to, const_str, decorator_entry, kwarg, module_constants};
+use super::entry::{bound_to, bound_to_at, const_str, decorator_entry, kwarg, module_constants};
 use crate::ServerStyle;
 use crate::queries::{Frameworks, Positional, python_frameworks};
 use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
@@ -257,6 +257,7 @@ pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resoluti
         m.entry_points.append(&mut es);
     }
     super::dispatch::split_dispatchers(mods, fw, &dispatchers_of(dispatchers), &mut out.gaps);
+    super::dispatch::no_tool_gap(mods, fw, out.registration_sites, &mut out.gaps);
     for m in mods.iter_mut() {
         m.entry_points.sort_by_key(|e| e.span.start_byte);
     }
@@ -541,6 +542,7 @@ impl<'a> Resolver<'a> {
         let mut candidates: HashSet<String> =
             fw.registrations.iter().map(|r| r.method.clone()).collect();
         candidates.extend(fw.low_level.dispatcher_methods.iter().cloned());
+        candidates.extend(fw.low_level.request_methods.iter().cloned());
         for c in &fw.server_classes {
             candidates.insert(c.name.clone());
         }
@@ -845,16 +847,7 @@ impl<'a> Resolver<'a> {
             let offset = usize::from(
                 func.class.is_some() && matches!(callee.kind, ExprKind::Attribute { .. }),
             );
-            let arg = args
-                .iter()
-                .find(|a| a.name.as_deref() == Some(p.name.as_str()))
-                .or_else(|| {
-                    i.checked_sub(offset).and_then(|pos| {
-                        args.iter()
-                            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                            .nth(pos)
-                    })
-                });
+            let arg = bound_to_at(args, &p.name, i.checked_sub(offset), false);
             if let Some(a) = arg
                 && let Some(v) = self.eval(&a.value, env, depth + 1)
             {
@@ -1074,6 +1067,7 @@ impl<'a> Resolver<'a> {
                     .iter()
                     .any(|m| m == attr)
                     || self.fw.low_level.listing_methods.iter().any(|m| m == attr)
+                    || self.fw.low_level.request_methods.iter().any(|m| m == attr)
             }
         };
         known.then(|| Val::Method {
@@ -1103,6 +1097,16 @@ impl<'a> Resolver<'a> {
                     Some(s) => Some(Val::ServerClass(s)),
                     None => Some(Val::Module(full)),
                 }
+            }
+            Val::Server(ServerStyle::Decorator, sid)
+                if self
+                    .fw
+                    .low_level
+                    .inner_server_attributes
+                    .iter()
+                    .any(|a| a == attr) =>
+            {
+                Some(Val::Server(ServerStyle::LowLevel, sid))
             }
             Val::Server(style, sid) => self
                 .server_attr(style, attr, &tag_server(server, sid))
@@ -2429,13 +2433,7 @@ impl<'a> Resolver<'a> {
         let Some(Val::Instance(cm, class, _)) = self.eval_in_scope(value, env) else {
             return false;
         };
-        let server_arg = args
-            .iter()
-            .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-            .or_else(|| {
-                args.iter()
-                    .find(|a| a.name.as_deref() == Some("mcp_server"))
-            });
+        let server_arg = bound_to(args, "mcp_server", 0);
         let Some(server_arg) = server_arg else {
             return false;
         };
@@ -2639,7 +2637,9 @@ impl<'a> Resolver<'a> {
         if depth > 8 {
             return None;
         }
-        let (call, cm, cf) = self.construction(value, env, depth + 1)?;
+        let Some((call, cm, cf)) = self.construction(value, env, depth + 1) else {
+            return self.returned_keyword(value, attr, env, depth + 1);
+        };
         let ExprKind::Call { callee, args } = &call.kind else {
             return None;
         };
@@ -2686,15 +2686,74 @@ impl<'a> Resolver<'a> {
             return self.fold_str(ret, penv, depth + 1);
         }
         let i = class.fields.iter().position(|f| f == attr)?;
-        let arg = args
-            .iter()
-            .find(|a| a.name.as_deref() == Some(attr))
-            .or_else(|| {
-                args.iter()
-                    .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                    .nth(i)
-            })?;
+        let arg = bound_to_at(args, attr, Some(i), true)?;
         self.fold_str(&arg.value, cenv, depth + 1)
+    }
+
+    /// `tool_def.name` where `tool_def = make_tool()` (the assignment nearest before the use,
+    /// so each of several `tool_def = ...` blocks keeps its own) and the tree function
+    /// `make_tool` returns one declaration `Tool(name=..., ...)` of a class outside the tree:
+    /// the keyword that declaration was built with.
+    fn returned_keyword(&self, value: &Expr, attr: &str, env: Env, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        let (x, xenv) = match &value.kind {
+            ExprKind::Name(n) => match env.bound(n) {
+                Some(b) => b,
+                None => {
+                    let before = value.span.start_byte;
+                    let x = self.with_binds(env.m, env.f, n, |binds| {
+                        binds
+                            .iter()
+                            .filter_map(|b| match b {
+                                Bind::Value(x) if x.span.start_byte < before => Some(*x),
+                                _ => None,
+                            })
+                            .max_by_key(|x| x.span.start_byte)
+                    })?;
+                    (x, env)
+                }
+            },
+            ExprKind::Call { .. } => (value, env),
+            _ => return None,
+        };
+        let ExprKind::Call { callee, .. } = &x.kind else {
+            return None;
+        };
+        let Some(Val::Func(fm, ff)) = self.eval(callee, xenv, 0) else {
+            return None;
+        };
+        let func = self.func(fm, ff)?;
+        let mut rets = Vec::new();
+        walk_stmts(&func.body, &mut |st| {
+            if let StmtKind::Return(Some(r)) = &st.kind {
+                rets.push(r);
+            }
+        });
+        let [ret] = rets.as_slice() else {
+            return None;
+        };
+        let ExprKind::Call {
+            callee: rcallee,
+            args: rargs,
+        } = &ret.kind
+        else {
+            return None;
+        };
+        let fenv = Env {
+            m: fm,
+            f: ff,
+            subst: &[],
+        };
+        if matches!(
+            self.eval(rcallee, fenv, 0),
+            Some(Val::Class(..) | Val::Func(..))
+        ) {
+            // A tree class or function: its own fields and returns decide, not a keyword.
+            return None;
+        }
+        self.fold_str(kwarg(rargs, attr)?, fenv, depth + 1)
     }
 
     /// The constructor call of a tree class an expression is bound to, with where it is written.
@@ -3114,16 +3173,7 @@ impl<'a> Resolver<'a> {
                 func.class.is_some()
                     && (class.is_some() || matches!(callee.kind, ExprKind::Attribute { .. })),
             );
-            let arg = args
-                .iter()
-                .find(|a| a.name.as_deref() == Some(name))
-                .or_else(|| {
-                    i.checked_sub(offset).and_then(|pos| {
-                        args.iter()
-                            .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                            .nth(pos)
-                    })
-                });
+            let arg = bound_to_at(args, name, i.checked_sub(offset), true);
             let path = match arg {
                 Some(a) => self.fold_path(&a.value, cenv, depth + 1)?,
                 None => self.fold_path(p.default.as_ref()?, env, depth + 1)?,
@@ -3375,6 +3425,46 @@ impl<'a> Resolver<'a> {
                 }
                 return;
             }
+            Some(Val::Decorator {
+                style: ServerStyle::LowLevel,
+                method,
+                server,
+                ..
+            }) if self.fw.low_level.dispatcher_methods.contains(&method) => {
+                // `server.call_tool()(fn)`: the decorator applied directly.
+                if pass == Pass::Sites {
+                    self.out.registration_sites += 1;
+                    let first = args
+                        .iter()
+                        .find(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                    match first.map(|a| self.handler(&a.value, env, 0)) {
+                        Some(Handler::Funcs(fs)) => {
+                            for (hm, hf, _) in fs {
+                                self.check_dispatcher(hm, hf, call.span, &server);
+                            }
+                        }
+                        _ => self.gap(
+                            env.m,
+                            call.span,
+                            format!(
+                                "`{}(...)` registers a tool dispatcher that could not be resolved to a function",
+                                text_of(callee)
+                            ),
+                        ),
+                    }
+                }
+                return;
+            }
+            Some(Val::Method {
+                style: ServerStyle::LowLevel,
+                method,
+                server,
+            }) if self.fw.low_level.request_methods.contains(&method) => {
+                if pass == Pass::Sites {
+                    self.request_handler(env, call, callee, args, &server);
+                }
+                return;
+            }
             None if pass == Pass::Sites && self.framework_aware[env.m] => {
                 // `x.tool(...)(fn)`: the decorator applied directly.
                 if let ExprKind::Call { callee: inner, .. } = &callee.kind
@@ -3581,6 +3671,58 @@ impl<'a> Resolver<'a> {
                     format!("`{kw}=` names a dispatcher that could not be resolved to a function"),
                 ),
             }
+        }
+    }
+
+    /// `server.add_request_handler("tools/call", Params, handler)`: the handler of the tool
+    /// request is the dispatcher. A request name that does not fold to a constant may be
+    /// `tools/call`: a gap, as is a handler that is not a visible function.
+    fn request_handler(
+        &mut self,
+        env: Env,
+        call: &Expr,
+        callee: &Expr,
+        args: &[Arg],
+        server: &str,
+    ) {
+        // The request's name first, the handler last (`add_request_handler(method, Params, fn)`).
+        let n = args
+            .iter()
+            .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+            .count();
+        let request = bound_to(args, "method", 0);
+        let handler = bound_to_at(args, "handler", (n >= 2).then(|| n - 1), false);
+        match request.and_then(|a| self.const_of(&a.value, env, 0)) {
+            Some(r) if !self.fw.low_level.dispatcher_requests.contains(&r) => return,
+            Some(_) => {}
+            None => {
+                self.out.registration_sites += 1;
+                self.gap(
+                    env.m,
+                    call.span,
+                    format!(
+                        "`{}(...)` registers a handler for a request whose name could not be determined (it may be the tool dispatcher)",
+                        text_of(callee)
+                    ),
+                );
+                return;
+            }
+        }
+        self.out.registration_sites += 1;
+        match handler.map(|a| self.handler(&a.value, env, 0)) {
+            Some(Handler::Funcs(fs)) => {
+                for (hm, hf, _) in fs {
+                    self.check_dispatcher(hm, hf, call.span, server);
+                }
+            }
+            _ => self.gap(
+                env.m,
+                call.span,
+                format!(
+                    "`{}(...)` registers a tool dispatcher that could not be resolved to a function",
+                    text_of(callee)
+                ),
+            ),
         }
     }
 
@@ -4103,18 +4245,12 @@ impl<'a> Resolver<'a> {
         let func = self.func(fm, ff)?;
         let skip = usize::from(func.class.is_some());
         let i = func.params.iter().position(|p| &p.name == n)?;
-        if func.params[..i].iter().any(|p| p.variadic || p.keywords) {
-            return args.iter().find(|a| a.name.as_deref() == Some(n.as_str()));
-        }
-        args.iter()
-            .find(|a| a.name.as_deref() == Some(n.as_str()))
-            .or_else(|| {
-                i.checked_sub(skip).and_then(|pos| {
-                    args.iter()
-                        .take_while(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
-                        .nth(pos)
-                })
-            })
+        // After a `*args` parameter the argument is bound by keyword only.
+        let pos = match func.params[..i].iter().any(|p| p.variadic || p.keywords) {
+            true => None,
+            false => i.checked_sub(skip),
+        };
+        bound_to_at(args, n, pos, true)
     }
 
     /// The name of the caller's variable passed for the wrapper's `k=` parameter when it does
