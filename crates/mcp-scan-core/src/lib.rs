@@ -5,6 +5,7 @@
 //! `mcp-scan-report` renders them.
 
 pub mod behavior;
+pub mod codec;
 pub mod finding;
 pub mod report;
 pub mod severity;

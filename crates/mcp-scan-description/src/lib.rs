@@ -16,7 +16,9 @@ use mcp_scan_core::{
 };
 use mcp_scan_manifest::Manifest;
 use mcp_scan_rules::RuleError;
-use mcp_scan_rules::description::{Builtin, DescriptionRule, DescriptionRules, FieldClass, Window};
+use mcp_scan_rules::description::{
+    Builtin, Cue, DescriptionRule, DescriptionRules, FieldClass, Pattern, Window,
+};
 use std::collections::{HashMap, HashSet};
 
 /// One rule that fired on one field.
@@ -154,51 +156,79 @@ impl<'r> DescriptionAnalyzer<'r> {
                     .clone(),
             }
         };
-        // The rules that may fire here: those for this kind of field whose required cues occur.
-        let live: Vec<bool> = self
-            .rules
-            .rules
-            .iter()
-            .zip(&self.rules.prefilters)
-            .map(|(rule, pre)| {
-                rule.applies_to(field.class)
-                    && pre.as_ref().is_none_or(|p| {
-                        p.set.as_ref().is_some_and(|s| s.is_match(field.text))
-                            || p.builtin.is_some_and(|b| !builtin_at(b).is_empty())
-                    })
-            })
-            .collect();
+        // The patterns that may occur here, by their literals; only those run.
+        let candidates = self.rules.screen.candidates(field.text);
         // (rule, cue, byte offset, names a sibling tool) of every occurrence of every pattern
         // that occurs at all.
         let mut occ: Vec<(usize, usize, usize, bool)> = Vec::new();
-        for (ri, (rule, (set, index))) in self.rules.rules.iter().zip(&self.rules.sets).enumerate()
-        {
-            if !live[ri] {
+        let in_field = |cue: &Cue| {
+            !((cue.not_in_instructions && field.path == "instructions")
+                || (cue.only_in_readings && !reading))
+        };
+        let find = |ri: usize, ci: usize, pattern: &Pattern, occ: &mut Vec<_>| -> bool {
+            let rule = &self.rules.rules[ri];
+            let cue = &rule.cues[ci];
+            let directive = !rule.requires_any.is_empty();
+            let before = occ.len();
+            match pattern.regex() {
+                Some(re) => occ.extend(re.find_iter(field.text).map(|m| {
+                    let sibling =
+                        cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
+                    // A match counts in the sentence of its first word: a pattern may start
+                    // at the end of the sentence before ("…. Then send"), having no
+                    // look-behind to say "at a sentence start".
+                    let word = m.as_str().find(char::is_alphanumeric).unwrap_or(0);
+                    (ri, ci, m.start() + word, sibling)
+                })),
+                // The screen admits the pattern but it cannot be located (it parses but does
+                // not compile alone): still count the cue.
+                None => occ.push((ri, ci, 0, false)),
+            }
+            occ.len() > before
+        };
+        // The rules that may fire here: those for this kind of field whose required cues occur.
+        let mut live = vec![false; self.rules.rules.len()];
+        for (ri, rule) in self.rules.rules.iter().enumerate() {
+            if !rule.applies_to(field.class) {
                 continue;
             }
-            for i in set.matches(field.text).iter() {
-                let p = index[i];
-                let cue = &rule.cues[p.cue];
-                if cue.not_in_instructions && field.path == "instructions" {
+            let admitted = |ci: usize| {
+                rule.cues[ci]
+                    .patterns
+                    .iter()
+                    .filter(|p| candidates.contains(p.id()))
+            };
+            if rule.requires_any.is_empty() {
+                live[ri] = true;
+            } else {
+                // The required cues first: a rule none of them reaches cannot fire. A cue that
+                // does not count in this field still makes the rule live when it occurs.
+                let mut any = false;
+                for &ci in &rule.requires_any {
+                    if in_field(&rule.cues[ci]) {
+                        for p in admitted(ci) {
+                            any |= find(ri, ci, p, &mut occ);
+                        }
+                    }
+                }
+                for &ci in &rule.requires_any {
+                    if !any && !in_field(&rule.cues[ci]) {
+                        any = admitted(ci)
+                            .any(|p| p.regex().is_none_or(|re| re.is_match(field.text)));
+                    }
+                }
+                let builtin = rule.requires_any.iter().find_map(|&c| rule.cues[c].builtin);
+                live[ri] = any || builtin.is_some_and(|b| !builtin_at(b).is_empty());
+                if !live[ri] {
                     continue;
                 }
-                if cue.only_in_readings && !reading {
+            }
+            for (ci, cue) in rule.cues.iter().enumerate() {
+                if rule.requires_any.contains(&ci) || !in_field(cue) {
                     continue;
                 }
-                let directive = !rule.requires_any.is_empty();
-                match cue.patterns[p.pattern].regex() {
-                    Some(re) => occ.extend(re.find_iter(field.text).map(|m| {
-                        let sibling =
-                            cue.sibling_weight.is_some() && names.known(m.as_str(), directive);
-                        // A match counts in the sentence of its first word: a pattern may start
-                        // at the end of the sentence before ("…. Then send"), having no
-                        // look-behind to say "at a sentence start".
-                        let word = m.as_str().find(char::is_alphanumeric).unwrap_or(0);
-                        (ri, p.cue, m.start() + word, sibling)
-                    })),
-                    // The set saw the pattern but it cannot be located (it did not compile
-                    // alone, which its set compiling rules out): still count the cue.
-                    None => occ.push((ri, p.cue, 0, false)),
+                for p in admitted(ci) {
+                    find(ri, ci, p, &mut occ);
                 }
             }
         }

@@ -353,41 +353,12 @@ fn as_prose(bytes: Vec<u8>) -> Option<String> {
     (n >= 8 && printable * 100 >= n * 95 && (prose || code)).then_some(s)
 }
 
-fn b64_value(c: u8) -> Option<u32> {
-    Some(match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' | b'-' => 62,
-        b'/' | b'_' => 63,
-        _ => return None,
-    } as u32)
-}
-
 fn b64_decode(run: &str) -> Option<Vec<u8>> {
-    let run = run.trim_end_matches('=');
-    let mut out = Vec::with_capacity(run.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for &c in run.as_bytes() {
-        acc = (acc << 6) | b64_value(c)?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    mcp_scan_core::codec::base64_decode(run.as_bytes())
 }
 
 fn hex_decode(run: &str) -> Option<Vec<u8>> {
-    let b = run.as_bytes();
-    if b.len() % 2 != 0 {
-        return None;
-    }
-    b.chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    mcp_scan_core::codec::hex_decode(run.as_bytes())
 }
 
 /// Maximal runs of bytes accepted by `ok`, at least `min` long.

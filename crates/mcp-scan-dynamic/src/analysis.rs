@@ -2107,12 +2107,8 @@ fn pieces_of(data: &[u8], out: &mut std::collections::HashSet<Vec<u8>>) {
                 .map(|b| b.to_ascii_lowercase())
                 .collect()
         };
-        if run.len() % 2 == 0 && run.iter().all(u8::is_ascii_hexdigit) {
-            let h = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-            add(
-                alnum(run.chunks(2).map(|c| h(c[0]) << 4 | h(c[1])).collect()),
-                out,
-            );
+        if let Some(d) = mcp_scan_core::codec::hex_decode(&run) {
+            add(alnum(d), out);
         }
         if run
             .iter()
@@ -2127,31 +2123,10 @@ fn pieces_of(data: &[u8], out: &mut std::collections::HashSet<Vec<u8>>) {
     }
 }
 
-/// Standard or URL-safe base64 (a trailing partial group kept); `None` when `s` is not base64.
+/// Standard or URL-safe base64 (see [`mcp_scan_core::codec::base64_decode`]: a dangling last
+/// character is dropped, the bytes before it kept); `None` when `s` is not base64.
 fn base64_decode(s: &[u8]) -> Option<Vec<u8>> {
-    let val = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        }))
-    };
-    if s.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    for chunk in s.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= val(c)? << (18 - 6 * i);
-        }
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Some(out)
+    mcp_scan_core::codec::base64_decode(s)
 }
 
 /// Uncovered characters of a token's span tolerated: where a sender's chunk boundary leaves a

@@ -8,9 +8,10 @@
 //! follow instructions found in fetched content). All cues, weights and levels are data in
 //! `rules/description/*.toml`.
 
+use crate::literals::{LiteralSet, Screen, required_literals};
 use crate::meta::{RawRuleMeta, RuleError, RuleMeta, SourceFile};
 use mcp_scan_core::{Analyzer, Severity};
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -210,13 +211,14 @@ pub struct Cue {
     pub patterns: Vec<Pattern>,
 }
 
-/// One cue pattern, compiled on first use. The rule's [`RegexSet`] (compiled at load, from the
-/// same source under the same limits) says whether it occurs at all; only then is it compiled
-/// on its own to find where. Most patterns never occur in a scan, and compiling all of them at
-/// start was half of the start-up time of `mcp-scan manifest`.
+/// One cue pattern, compiled on first use: only when the [`Screen`] says a text may contain
+/// it. Most patterns never occur in a scan, and compiling every rule's patterns at start was
+/// most of the start-up time.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     source: String,
+    /// Index among every pattern of every rule (rule by rule, cue by cue), as in the screen.
+    id: usize,
     compiled: OnceLock<Option<Regex>>,
 }
 
@@ -224,6 +226,7 @@ impl Pattern {
     fn new(source: String) -> Self {
         Pattern {
             source,
+            id: 0,
             compiled: OnceLock::new(),
         }
     }
@@ -233,8 +236,13 @@ impl Pattern {
         &self.source
     }
 
-    /// The compiled pattern; `None` only if it no longer compiles alone, which cannot happen
-    /// once its rule's set compiled (same source, same size limit).
+    /// The pattern's index in [`DescriptionRules::screen`].
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// The compiled pattern; `None` only if it parses but exceeds the size limit, which the
+    /// built-in rules' test rules out.
     pub fn regex(&self) -> Option<&Regex> {
         self.compiled
             .get_or_init(|| compile_pattern(&self.source).ok())
@@ -283,35 +291,17 @@ impl DescriptionRule {
     }
 }
 
-/// Where one pattern of a rule's set comes from.
-#[derive(Debug, Clone, Copy)]
-pub struct PatternRef {
-    pub cue: usize,
-    pub pattern: usize,
-}
-
-/// All description rules, each with one [`RegexSet`] over its patterns so that a text is
-/// scanned once per rule to learn which cues occur at all. (One set over every rule is faster
-/// on clean text but several times slower on text that matches many cues.)
+/// All description rules, and one literal screen over every pattern of every rule.
+///
+/// A text is read once by the screen (an Aho-Corasick automaton over the literals each pattern
+/// needs); then only the patterns it admits run, each on its own. Rule-wide pattern sets were
+/// tried before: their lazy DFAs determinized fresh states on nearly every new text (most of a
+/// scan's time) and compiling them was most of the start-up.
 #[derive(Debug)]
 pub struct DescriptionRules {
     pub rules: Vec<DescriptionRule>,
-    /// Per rule: its pattern set and what each set index refers to.
-    pub sets: Vec<(RegexSet, Vec<PatternRef>)>,
-    /// Per rule with `requires_any`: what must occur for the rule to fire at all.
-    pub prefilters: Vec<Option<Prefilter>>,
-}
-
-/// The required cues of a rule, checked before its whole pattern set. A window scores only if
-/// one of them is present, so a field where none occurs cannot fire the rule; and the small
-/// set of the required patterns costs far less to run than the rule's full set, whose lazy DFA
-/// otherwise determinizes fresh states on nearly every new text (most of a scan's time).
-#[derive(Debug, Clone)]
-pub struct Prefilter {
-    /// The patterns of the required cues (`None`: they have none, only a builtin).
-    pub set: Option<RegexSet>,
-    /// A required cue is also found by the analyzer's builtin reading.
-    pub builtin: Option<Builtin>,
+    /// Which patterns (by [`Pattern::id`]) may occur in a text.
+    pub screen: Screen,
 }
 
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
@@ -324,11 +314,10 @@ impl DescriptionRules {
     /// Compiles rule files given as (name, text) pairs.
     pub fn compile(files: &[(&str, &str)]) -> Result<Self, RuleError> {
         let mut rules: Vec<DescriptionRule> = Vec::new();
-        let mut sets = Vec::new();
-        let mut prefilters = Vec::new();
+        let mut literals = Vec::new();
         for (name, text) in files {
             let src = SourceFile::new(name, text);
-            let (rule, set) = compile_file(&src)?;
+            let (mut rule, lits) = compile_file(&src)?;
             if let Some(prev) = rules.iter().find(|r| r.meta.id == rule.meta.id) {
                 return Err(src.error(
                     0..0,
@@ -338,15 +327,19 @@ impl DescriptionRules {
                     ),
                 ));
             }
-            prefilters.push(prefilter(&src, &rule)?);
-            sets.push(set);
+            for p in rule.cues.iter_mut().flat_map(|c| c.patterns.iter_mut()) {
+                p.id += literals.len();
+            }
+            literals.extend(lits);
             rules.push(rule);
         }
-        Ok(DescriptionRules {
-            rules,
-            sets,
-            prefilters,
-        })
+        let screen = Screen::new(&literals).map_err(|e| RuleError {
+            file: "rules/description".into(),
+            line: 0,
+            column: 0,
+            message: format!("the literal screen does not build: {e}"),
+        })?;
+        Ok(DescriptionRules { rules, screen })
     }
 
     /// The embedded rules of `rules/description/`, compiled once.
@@ -365,9 +358,11 @@ impl DescriptionRules {
     }
 }
 
+/// One rule file, with the literal set of each of its patterns in order (each pattern's `id`
+/// is its index in the file; [`DescriptionRules::compile`] offsets it).
 fn compile_file(
     src: &SourceFile<'_>,
-) -> Result<(DescriptionRule, (RegexSet, Vec<PatternRef>)), RuleError> {
+) -> Result<(DescriptionRule, Vec<Option<LiteralSet>>), RuleError> {
     let raw: RawFile = src.parse()?;
     let meta = raw
         .rule
@@ -389,6 +384,7 @@ fn compile_file(
         }
     }
     let mut cues: Vec<Cue> = Vec::new();
+    let mut literals = Vec::new();
     for c in &m.cues {
         let raw_cue = c.get_ref();
         if cues.iter().any(|x| x.id == raw_cue.id) {
@@ -406,11 +402,18 @@ fn compile_file(
                 ),
             ));
         }
-        let patterns = raw_cue
-            .patterns
-            .iter()
-            .map(|p| Pattern::new(ascii_word_boundaries(p.get_ref())))
-            .collect();
+        let mut patterns = Vec::new();
+        for p in &raw_cue.patterns {
+            let mut pattern = Pattern::new(ascii_word_boundaries(p.get_ref()));
+            // Parsed now for its literals and its errors, compiled when first needed.
+            let hir = regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(pattern.as_str())
+                .map_err(|e| src.error(p.span(), format!("bad pattern: {e}")))?;
+            pattern.id = literals.len();
+            literals.push(required_literals(&hir));
+            patterns.push(pattern);
+        }
         cues.push(Cue {
             id: raw_cue.id.clone(),
             label: raw_cue.label.trim().to_string(),
@@ -428,7 +431,6 @@ fn compile_file(
             "a description rule needs at least one [[match.cue]]",
         ));
     }
-    let set = pattern_set(src, &m.cues, &cues)?;
     let mut requires_any = Vec::new();
     for r in &m.requires_any {
         let i = cues
@@ -476,73 +478,7 @@ fn compile_file(
         fixture_fire: raw.fixtures.fire.get_ref().clone(),
         fixture_benign: raw.fixtures.benign.get_ref().clone(),
     };
-    Ok((rule, set))
-}
-
-/// The prefilter of a rule with required cues (see [`Prefilter`]).
-fn prefilter(src: &SourceFile<'_>, rule: &DescriptionRule) -> Result<Option<Prefilter>, RuleError> {
-    if rule.requires_any.is_empty() {
-        return Ok(None);
-    }
-    let required = || rule.requires_any.iter().map(|&c| &rule.cues[c]);
-    let sources: Vec<&str> = required()
-        .flat_map(|c| c.patterns.iter().map(Pattern::as_str))
-        .collect();
-    let set = if sources.is_empty() {
-        None
-    } else {
-        let set = RegexSetBuilder::new(&sources)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(DFA_CACHE_LIMIT)
-            .build()
-            .map_err(|e| src.error(0..0, format!("the required cues do not compile: {e}")))?;
-        Some(set)
-    };
-    Ok(Some(Prefilter {
-        set,
-        builtin: required().find_map(|c| c.builtin),
-    }))
-}
-
-/// The rule's patterns as one set, and what each set index refers to. A pattern that does not
-/// compile is reported at its own line: the set fails first, then each pattern is compiled
-/// alone to find it (the error path only; patterns compile alone lazily, see [`Pattern`]).
-fn pattern_set(
-    src: &SourceFile<'_>,
-    raw: &[toml::Spanned<RawCue>],
-    cues: &[Cue],
-) -> Result<(RegexSet, Vec<PatternRef>), RuleError> {
-    let mut sources = Vec::new();
-    let mut index = Vec::new();
-    for (ci, cue) in cues.iter().enumerate() {
-        for (pi, p) in cue.patterns.iter().enumerate() {
-            sources.push(p.as_str());
-            index.push(PatternRef {
-                cue: ci,
-                pattern: pi,
-            });
-        }
-    }
-    match RegexSetBuilder::new(&sources)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(DFA_CACHE_LIMIT)
-        .build()
-    {
-        Ok(set) => Ok((set, index)),
-        Err(set_error) => {
-            for (rc, cue) in raw.iter().zip(cues) {
-                for (span, p) in rc.get_ref().patterns.iter().zip(&cue.patterns) {
-                    if let Err(e) = compile_pattern(p.as_str()) {
-                        return Err(src.error(span.span(), format!("bad pattern: {e}")));
-                    }
-                }
-            }
-            Err(src.error(
-                0..0,
-                format!("the rule's patterns do not compile together: {set_error}"),
-            ))
-        }
-    }
+    Ok((rule, literals))
 }
 
 /// Rewrites `\b` as `(?-u:\b)`. A Unicode word boundary stops the lazy DFA at the first
@@ -706,29 +642,27 @@ benign = "fixtures/description/x.benign.json"
     }
 
     #[test]
-    fn prefilter_holds_only_the_required_cues_patterns() {
-        let rules = DescriptionRules::compile(&[("t.toml", MINIMAL)]).expect("compiles");
-        assert!(
-            rules.prefilters[0].is_none(),
-            "no requires_any, no prefilter"
-        );
-        let text = MINIMAL
-            .replace(
-                "observation = \"o\"",
-                "observation = \"o\"\nrequires_any = [\"b\"]",
-            )
-            .replace(
-                "[fixtures]",
-                "[[match.cue]]\nid = \"b\"\nlabel = \"says b\"\nweight = 1\npatterns = ['\\bb\\b']\n\n[fixtures]",
-            );
-        let rules = DescriptionRules::compile(&[("t.toml", &text)]).expect("compiles");
-        let pre = rules.prefilters[0]
-            .as_ref()
-            .expect("requires_any has a prefilter");
-        let set = pre.set.as_ref().expect("the required cue has patterns");
-        assert!(set.is_match("then b"));
-        assert!(!set.is_match("only a here"), "a is not required");
-        assert_eq!(pre.builtin, None);
+    fn pattern_ids_run_across_files_and_the_screen_admits_by_them() {
+        let second = MINIMAL
+            .replace("MCPS-D900", "MCPS-D901")
+            .replace(r"'\ba\b'", r"'(?i)\bsecond\s+thing\b', '[A-Z][a-z]+'");
+        let rules = DescriptionRules::compile(&[("a.toml", MINIMAL), ("b.toml", &second)])
+            .expect("compiles");
+        let ids: Vec<usize> = rules
+            .rules
+            .iter()
+            .flat_map(|r| {
+                r.cues
+                    .iter()
+                    .flat_map(|c| c.patterns.iter().map(Pattern::id))
+            })
+            .collect();
+        assert_eq!(ids, [0, 1, 2]);
+        let c = rules.screen.candidates("a SECOND thing");
+        assert!(c.contains(0) && c.contains(1));
+        assert!(c.contains(2), "a pattern without literals always runs");
+        let c = rules.screen.candidates("nothing here");
+        assert!(!c.contains(0) && !c.contains(1) && c.contains(2));
     }
 
     #[test]

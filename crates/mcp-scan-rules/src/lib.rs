@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod description;
+pub mod literals;
 pub mod meta;
 
 pub use catalog::RuleCatalog;
