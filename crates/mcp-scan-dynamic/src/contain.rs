@@ -313,6 +313,55 @@ fn system_accounts(text: &str) -> String {
         .collect()
 }
 
+/// Bytes of one `/etc` directory copied into the new root before it is shown by a mount instead.
+const ETC_COPY_BUDGET: u64 = 4 << 20;
+
+/// The regular files and symlinks under `dir` (to a small depth), or false when it holds more
+/// than `budget` bytes, is too deep, or holds anything else (sockets, devices, FIFOs).
+fn copy_tree(
+    dir: &Path,
+    depth: u32,
+    budget: &mut u64,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+    links: &mut Vec<(PathBuf, PathBuf)>,
+) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            return false;
+        };
+        if m.file_type().is_symlink() {
+            match std::fs::read_link(&p) {
+                Ok(t) => links.push((p, t)),
+                Err(_) => return false,
+            }
+        } else if m.is_dir() {
+            if !copy_tree(&p, depth + 1, budget, files, links) {
+                return false;
+            }
+        } else if m.is_file() && m.len() <= *budget {
+            match std::fs::read(&p) {
+                Ok(b) => {
+                    *budget = budget.saturating_sub(b.len() as u64);
+                    files.push((p, b));
+                }
+                // Unreadable (a private key of the host's): the whole directory is shown
+                // through its overlay instead, where its permissions still hold.
+                Err(_) => return false,
+            }
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
 impl RootPlan {
     pub(crate) fn new(spec: &RootSpec) -> RootPlan {
         let root = spec.newroot;
@@ -434,9 +483,18 @@ impl RootPlan {
                             links.push((p, t));
                         }
                     }
+                    // Copied into the new root when small (most are): a dozen read-only mounts
+                    // under /etc is a sandbox's signature, a desktop has none.
                     Ok(m) if m.is_dir() => {
-                        mounts.push((p.clone(), overlay(&p)));
-                        shown.push(p);
+                        let mut budget = ETC_COPY_BUDGET;
+                        let (mut f, mut l) = (Vec::new(), Vec::new());
+                        if copy_tree(&p, 0, &mut budget, &mut f, &mut l) {
+                            files.extend(f);
+                            links.extend(l);
+                        } else {
+                            mounts.push((p.clone(), overlay(&p)));
+                            shown.push(p);
+                        }
                     }
                     _ => {}
                 }

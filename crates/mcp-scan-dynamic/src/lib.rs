@@ -223,10 +223,10 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     let io = |what: &str, e: std::io::Error| DynamicError::Other(format!("{what}: {e}"));
     let canaries =
         canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
-    let run =
-        sandbox::RunDir::create().map_err(|e| io("cannot create the sandbox directory", e))?;
     let secret_names: Vec<String> = rules.canary_env.iter().map(|(n, _)| n.clone()).collect();
     let persona = identity::Identity::generate(seed, &secret_names, opts.secrets);
+    let run = sandbox::RunDir::create_for(&persona.user)
+        .map_err(|e| io("cannot create the sandbox directory", e))?;
     let host_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env: Vec<(String, String)> = vec![
         (

@@ -4,7 +4,7 @@
 //! the two (a `Command::pre_exec` that waits deadlocks):
 //!
 //! ```text
-//! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc); uid/gid maps; lo up, sink address,
+//! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc, cgroup); uid/gid maps; lo up, sink address,
 //!                    │   default route on lo, nftables DNAT (via `ip` / `nft`), the same for IPv6
 //!                    │   when the kernel allows (optional); sink sockets sent back over a
 //!                    │   socketpair; unshare(pid)
@@ -131,15 +131,31 @@ pub struct RunDir {
 
 impl RunDir {
     pub fn create() -> std::io::Result<Self> {
+        Self::create_for("user")
+    }
+
+    /// The run's directory, named like `mktemp`'s (its path shows in the sandbox's mount
+    /// table), with HOME at `home/<user>`: the sandbox mounts `home` as `/home`, so the
+    /// persona's HOME is a directory of a /home file system, not a mount of its own.
+    pub fn create_for(user: &str) -> std::io::Result<Self> {
         use std::os::unix::fs::PermissionsExt;
         let base = std::env::temp_dir();
-        let mut rnd = [0u8; 6];
+        let mut rnd = [0u8; 10];
         std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut rnd)?;
-        let tag: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
-        let root = base.join(format!("mcp-scan-dyn-{}-{tag}", std::process::id()));
+        const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let tag: String = rnd
+            .iter()
+            .map(|b| ALNUM[*b as usize % ALNUM.len()] as char)
+            .collect();
+        let root = base.join(format!("tmp.{tag}"));
         std::fs::create_dir(&root)?;
         std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))?;
-        let home = root.join("home");
+        let user = if user.is_empty() || user.contains('/') || user.starts_with('.') {
+            "user"
+        } else {
+            user
+        };
+        let home = root.join("home").join(user);
         let work = home.join("workspace");
         let tmp = root.join("tmp");
         std::fs::create_dir_all(&work)?;
@@ -298,7 +314,7 @@ const LAUNCH_SCRIPT: &str =
 // Names of the steps, for error messages from the children.
 const STEPS: &[&str] = &[
     "prctl(PR_SET_PDEATHSIG)",
-    "unshare(user, net, mount, uts, ipc)",
+    "unshare(user, net, mount, uts, ipc, cgroup)",
     "write /proc/self/uid_map",
     "make mounts private",
     "sethostname",
@@ -556,6 +572,12 @@ impl Sandbox {
             None => full_cmd.clone(),
         };
         let home = spec.identity.home.as_str();
+        // HOME's parent is the mount (see RunDir::create_for).
+        let home_mount = Path::new(home)
+            .parent()
+            .and_then(Path::to_str)
+            .filter(|p| *p != "/")
+            .unwrap_or(home);
         let hostname = spec.identity.hostname.as_str();
         let newroot = run.root.join("root");
         let empty = run.root.join("empty");
@@ -571,7 +593,13 @@ impl Sandbox {
         let root_plan = crate::contain::RootPlan::new(&crate::contain::RootSpec {
             newroot: &newroot,
             empty: &empty,
-            home: (home, &run.home),
+            home: (
+                home_mount,
+                run.home
+                    .parent()
+                    .filter(|_| home_mount != home)
+                    .unwrap_or(&run.home),
+            ),
             tmp: &run.tmp,
             needed: &needed,
             anchors: &crate::contain::dotdot_anchors(&full_cmd),
@@ -655,7 +683,7 @@ impl Sandbox {
             ipv6: spec.ipv6,
             root_plan,
             rw_again: [
-                home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
+                home_mount, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
             ]
             .iter()
             .map(|p| cstr(p))
@@ -932,10 +960,10 @@ fn step_error(buf: &[u8]) -> SandboxError {
     let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
     let os = std::io::Error::from_raw_os_error(err);
     let fix = match step {
-        "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
+        "unshare(user, net, mount, uts, ipc, cgroup)" if err == libc::ENOSPC => {
             "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
         }
-        "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
+        "unshare(user, net, mount, uts, ipc, cgroup)" | "write /proc/self/uid_map" => {
             "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
         }
         "network setup (ip/nft)" => {
@@ -1039,11 +1067,14 @@ fn c1_main(
         if libc::getppid() != parent_pid {
             libc::_exit(1);
         }
+        // A cgroup namespace too: /proc/self/cgroup would name the host's (often a container
+        // runtime's or a CI job's) cgroup path.
         let flags = libc::CLONE_NEWUSER
             | libc::CLONE_NEWNET
             | libc::CLONE_NEWNS
             | libc::CLONE_NEWUTS
-            | libc::CLONE_NEWIPC;
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWCGROUP;
         if libc::unshare(flags) != 0 {
             child_fail(status_fd, 1, errno());
         }
