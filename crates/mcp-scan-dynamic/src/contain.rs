@@ -280,6 +280,46 @@ pub(crate) struct RootSpec<'a> {
     pub hostname: &'a str,
     /// Nameserver written into resolv.conf when the host's is a link into `/run`.
     pub sink_dns: &'a str,
+    /// An empty host directory to make copies of the device nodes in (see [`make_dev_nodes`]).
+    pub dev_nodes: Option<&'a Path>,
+}
+
+/// Copies of the host's device nodes in `dir` (same type, numbers and mode), plus `pts` and
+/// `shm` to mount on; false when one cannot be made (not root on the host). The copies are the
+/// run's own inodes: the server may chmod or remove them without touching the host's.
+fn make_dev_nodes(dir: &Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    for d in DEVICES {
+        let host = Path::new("/dev").join(d);
+        let Ok(m) = std::fs::metadata(&host) else {
+            continue;
+        };
+        if !m.file_type().is_char_device() {
+            continue;
+        }
+        let Ok(path) = CString::new(dir.join(d).as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: mknod on a NUL-terminated path with the host node's own mode and numbers.
+        let r = unsafe {
+            libc::mknod(
+                path.as_ptr(),
+                m.mode() as libc::mode_t,
+                m.rdev() as libc::dev_t,
+            )
+        };
+        if r != 0 {
+            return false;
+        }
+        // The umask may have narrowed the mode.
+        let _ = std::fs::set_permissions(
+            dir.join(d),
+            std::os::unix::fs::PermissionsExt::from_mode(m.mode() & 0o7777),
+        );
+    }
+    ["pts", "shm"]
+        .iter()
+        .all(|s| std::fs::create_dir_all(dir.join(s)).is_ok())
 }
 
 fn c(p: &Path) -> CString {
@@ -552,8 +592,22 @@ impl RootPlan {
                 ),
             )
         };
-        mounts.push(tmpfs("/dev", "755"));
-        for d in DEVICES {
+        // One directory of copies of the device nodes (made on the host, where root may mknod)
+        // rather than a tmpfs with six read-only binds of the host's nodes.
+        let dev_copied = spec.dev_nodes.filter(|d| make_dev_nodes(d));
+        if let Some(dir) = dev_copied {
+            mounts.push((
+                PathBuf::from("/dev"),
+                Step::Bind {
+                    src: c(dir),
+                    dst: c(&inside(Path::new("/dev"))),
+                    file: false,
+                },
+            ));
+        } else {
+            mounts.push(tmpfs("/dev", "755"));
+        }
+        for d in DEVICES.iter().filter(|_| dev_copied.is_none()) {
             let p = Path::new("/dev").join(d);
             if p.exists() {
                 mounts.push((
@@ -1124,6 +1178,7 @@ mod tests {
             anchors: &[],
             hostname: "h",
             sink_dns: "10.255.255.1",
+            dev_nodes: None,
         });
         let kind = |s: &Step| match s {
             Step::Dir(_) => 'd',

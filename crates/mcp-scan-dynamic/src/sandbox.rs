@@ -581,7 +581,8 @@ impl Sandbox {
         let hostname = spec.identity.hostname.as_str();
         let newroot = run.root.join("root");
         let empty = run.root.join("empty");
-        for d in [&newroot, &empty] {
+        let dev = run.root.join("dev");
+        for d in [&newroot, &empty, &dev] {
             std::fs::create_dir(d).map_err(|e| {
                 SandboxError::new(
                     format!("cannot create {}: {e}", d.display()),
@@ -605,6 +606,7 @@ impl Sandbox {
             anchors: &crate::contain::dotdot_anchors(&full_cmd),
             hostname,
             sink_dns: SINK_ADDR_STR,
+            dev_nodes: Some(&dev),
         });
         let view = crate::paths::sandbox_view(
             (SANDBOX_HOME, &run.home),
@@ -686,6 +688,10 @@ impl Sandbox {
                 home_mount, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
             ]
             .iter()
+            // The root's own tmpfs (copies, mount points) reads `rw` like a desktop's root
+            // where Landlock keeps writes to HOME and scratch; without it, it stays read-only
+            // (an /etc/ld.so.preload there would reach the tracer).
+            .chain((crate::contain::landlock_abi() >= 1).then_some(&"/"))
             .map(|p| cstr(p))
             .collect::<Result<_, _>>()?,
             landlock: crate::contain::LandlockRules {
