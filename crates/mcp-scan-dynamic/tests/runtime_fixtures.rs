@@ -775,3 +775,12 @@ fixture_tests! {
     secrets_escaped_twice_or_form_encoded_in_urls_are_caught => "evade_url_escape",
     ordinary_data_escaped_the_same_way_is_info_only => "honest_url_escape",
 }
+
+// Issue 11 §2, the sandbox's own tells: each red-team server below was dormant under the
+// session-8 sandbox (exit 0) and is caught now; its twin looks the same way and takes nothing.
+fixture_tests! {
+    dormant_unless_the_process_table_looks_like_a_desktop_session_is_caught => "evade_process_table",
+    summarising_the_process_table_is_low => "honest_process_table",
+    dormant_unless_the_mount_table_looks_like_a_desktop_is_caught => "evade_mount_tells",
+    naming_the_workspace_file_system_from_mountinfo_is_clean => "honest_mount_tells",
+}
