@@ -932,7 +932,6 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                         )
                     });
                 } else if e.ok() {
-                    security_relevant = true;
                     note_cat(p, "exec");
                     let prog = e
                         .path
@@ -943,6 +942,9 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     let decl = declared_text(inp, &target);
                     let declared = has_word(&decl, &inp.rules.exec_words)
                         || (!prog.is_empty() && has_word(&decl, &[prog.to_lowercase()]));
+                    // A declared command is not deferred security-relevant work by itself
+                    // (MCPS-R010): what it touches is judged on its own events.
+                    let mut relevant = !declared;
                     // One pipeline (`sh -c "a | b"`, a chain of forks and execs) is one finding,
                     // keyed by the program that started it.
                     let root = pipelines.root_program(e.pid).unwrap_or(&prog);
@@ -969,12 +971,14 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                         }
                     });
                     if persistence_command(inp, &mut acc, &target, e, note) {
+                        relevant = true;
                         note_cat(p, "persistence");
                     }
                     // A program run from memory, or from a file the server wrote itself, is
                     // never left on disk for the dropped-executable check to find.
                     let ran = e.effective_path().unwrap_or_default();
                     if made.contains(ran) {
+                        relevant = true;
                         let memfd = ran.starts_with("/memfd:");
                         let key = format!("ran-own:{ran}");
                         acc.observe(&target, &key, syscall_ev(e), || {
@@ -1000,6 +1004,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                             }
                         });
                     }
+                    security_relevant = relevant;
                 } else if persistence_command(inp, &mut acc, &target, e, note) {
                     // The sandbox may have no `crontab`: the attempt is the evidence.
                     security_relevant = true;

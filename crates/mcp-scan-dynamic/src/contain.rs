@@ -280,6 +280,46 @@ pub(crate) struct RootSpec<'a> {
     pub hostname: &'a str,
     /// Nameserver written into resolv.conf when the host's is a link into `/run`.
     pub sink_dns: &'a str,
+    /// An empty host directory to make copies of the device nodes in (see [`make_dev_nodes`]).
+    pub dev_nodes: Option<&'a Path>,
+}
+
+/// Copies of the host's device nodes in `dir` (same type, numbers and mode), plus `pts` and
+/// `shm` to mount on; false when one cannot be made (not root on the host). The copies are the
+/// run's own inodes: the server may chmod or remove them without touching the host's.
+fn make_dev_nodes(dir: &Path) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    for d in DEVICES {
+        let host = Path::new("/dev").join(d);
+        let Ok(m) = std::fs::metadata(&host) else {
+            continue;
+        };
+        if !m.file_type().is_char_device() {
+            continue;
+        }
+        let Ok(path) = CString::new(dir.join(d).as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: mknod on a NUL-terminated path with the host node's own mode and numbers.
+        let r = unsafe {
+            libc::mknod(
+                path.as_ptr(),
+                m.mode() as libc::mode_t,
+                m.rdev() as libc::dev_t,
+            )
+        };
+        if r != 0 {
+            return false;
+        }
+        // The umask may have narrowed the mode.
+        let _ = std::fs::set_permissions(
+            dir.join(d),
+            std::os::unix::fs::PermissionsExt::from_mode(m.mode() & 0o7777),
+        );
+    }
+    ["pts", "shm"]
+        .iter()
+        .all(|s| std::fs::create_dir_all(dir.join(s)).is_ok())
 }
 
 fn c(p: &Path) -> CString {
@@ -311,6 +351,55 @@ fn system_accounts(text: &str) -> String {
         })
         .map(|l| format!("{l}\n"))
         .collect()
+}
+
+/// Bytes of one `/etc` directory copied into the new root before it is shown by a mount instead.
+const ETC_COPY_BUDGET: u64 = 4 << 20;
+
+/// The regular files and symlinks under `dir` (to a small depth), or false when it holds more
+/// than `budget` bytes, is too deep, or holds anything else (sockets, devices, FIFOs).
+fn copy_tree(
+    dir: &Path,
+    depth: u32,
+    budget: &mut u64,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+    links: &mut Vec<(PathBuf, PathBuf)>,
+) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            return false;
+        };
+        if m.file_type().is_symlink() {
+            match std::fs::read_link(&p) {
+                Ok(t) => links.push((p, t)),
+                Err(_) => return false,
+            }
+        } else if m.is_dir() {
+            if !copy_tree(&p, depth + 1, budget, files, links) {
+                return false;
+            }
+        } else if m.is_file() && m.len() <= *budget {
+            match std::fs::read(&p) {
+                Ok(b) => {
+                    *budget = budget.saturating_sub(b.len() as u64);
+                    files.push((p, b));
+                }
+                // Unreadable (a private key of the host's): the whole directory is shown
+                // through its overlay instead, where its permissions still hold.
+                Err(_) => return false,
+            }
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 impl RootPlan {
@@ -434,9 +523,18 @@ impl RootPlan {
                             links.push((p, t));
                         }
                     }
+                    // Copied into the new root when small (most are): a dozen read-only mounts
+                    // under /etc is a sandbox's signature, a desktop has none.
                     Ok(m) if m.is_dir() => {
-                        mounts.push((p.clone(), overlay(&p)));
-                        shown.push(p);
+                        let mut budget = ETC_COPY_BUDGET;
+                        let (mut f, mut l) = (Vec::new(), Vec::new());
+                        if copy_tree(&p, 0, &mut budget, &mut f, &mut l) {
+                            files.extend(f);
+                            links.extend(l);
+                        } else {
+                            mounts.push((p.clone(), overlay(&p)));
+                            shown.push(p);
+                        }
                     }
                     _ => {}
                 }
@@ -494,8 +592,22 @@ impl RootPlan {
                 ),
             )
         };
-        mounts.push(tmpfs("/dev", "755"));
-        for d in DEVICES {
+        // One directory of copies of the device nodes (made on the host, where root may mknod)
+        // rather than a tmpfs with six read-only binds of the host's nodes.
+        let dev_copied = spec.dev_nodes.filter(|d| make_dev_nodes(d));
+        if let Some(dir) = dev_copied {
+            mounts.push((
+                PathBuf::from("/dev"),
+                Step::Bind {
+                    src: c(dir),
+                    dst: c(&inside(Path::new("/dev"))),
+                    file: false,
+                },
+            ));
+        } else {
+            mounts.push(tmpfs("/dev", "755"));
+        }
+        for d in DEVICES.iter().filter(|_| dev_copied.is_none()) {
             let p = Path::new("/dev").join(d);
             if p.exists() {
                 mounts.push((
@@ -1066,6 +1178,7 @@ mod tests {
             anchors: &[],
             hostname: "h",
             sink_dns: "10.255.255.1",
+            dev_nodes: None,
         });
         let kind = |s: &Step| match s {
             Step::Dir(_) => 'd',

@@ -16,6 +16,7 @@ pub mod resolver;
 pub mod rules;
 pub mod sandbox;
 pub mod second_run;
+pub mod session;
 pub mod sinks;
 pub mod sse;
 pub mod trace;
@@ -222,10 +223,10 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     let io = |what: &str, e: std::io::Error| DynamicError::Other(format!("{what}: {e}"));
     let canaries =
         canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
-    let run =
-        sandbox::RunDir::create().map_err(|e| io("cannot create the sandbox directory", e))?;
     let secret_names: Vec<String> = rules.canary_env.iter().map(|(n, _)| n.clone()).collect();
     let persona = identity::Identity::generate(seed, &secret_names, opts.secrets);
+    let run = sandbox::RunDir::create_for(&persona.user)
+        .map_err(|e| io("cannot create the sandbox directory", e))?;
     let host_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env: Vec<(String, String)> = vec![
         (
@@ -427,7 +428,12 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
             .map_err(|_| DynamicError::Other("sandbox state poisoned".into()))?;
         let st = sb.wait(Duration::ZERO);
         sb.kill();
-        st
+        // The real wait status, reported by the server's parent (None: still running).
+        if sb.relays_exit() {
+            sb.server_exit()
+        } else {
+            st
+        }
     };
     let (records, raw_trace, trace_lost) = match trace_thread.map(|t| t.join()) {
         None => (Vec::new(), Vec::new(), None),
@@ -493,9 +499,6 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         )?);
     }
 
-    // The tracer, PID 1 of the sandbox, outlives the server when the server's PID namespace has
-    // a holder process; the server's own exit_group in the trace still says how it ended.
-    let exit_status = exit_status.or_else(|| server_exit_code(&evs));
     let mut report = build_report(
         opts,
         &server,
@@ -632,28 +635,6 @@ fn canonical_home(e: &mut events::Event, home: &str) {
     for a in e.argv.iter_mut().flatten() {
         fix(a);
     }
-}
-
-/// The exit code of the server process in the trace: the first program executed that is not the
-/// launch chain (`nsenter`, the shell that starts the server), at its last `exit_group`.
-fn server_exit_code(evs: &[events::Event]) -> Option<i32> {
-    let launcher = |p: &str| {
-        let base = p.rsplit('/').next().unwrap_or(p);
-        matches!(base, "nsenter" | "sh" | "dash" | "bash" | "unshare")
-    };
-    let pid = evs
-        .iter()
-        .find(|e| {
-            e.kind == events::EventKind::Exec
-                && e.result.is_none_or(|r| r >= 0)
-                && e.path.as_deref().is_some_and(|p| !launcher(p))
-        })?
-        .pid;
-    evs.iter()
-        .rev()
-        .find(|e| e.pid == pid && e.kind == events::EventKind::Exit)
-        .and_then(|e| e.result)
-        .and_then(|r| i32::try_from(r).ok())
 }
 
 #[cfg(test)]

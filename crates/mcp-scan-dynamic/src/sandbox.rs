@@ -4,25 +4,31 @@
 //! the two (a `Command::pre_exec` that waits deadlocks):
 //!
 //! ```text
-//! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc); uid/gid maps; lo up, sink address,
+//! mcp-scan ──fork──► C1: unshare(user, net, mount, uts, ipc, cgroup); uid/gid maps; lo up, sink address,
 //!                    │   default route on lo, nftables DNAT (via `ip` / `nft`), the same for IPv6
 //!                    │   when the kernel allows (optional); sink sockets sent back over a
 //!                    │   socketpair; unshare(pid)
 //!                    └─fork──► C2 = PID 1 of the new PID namespace: a fresh root built from an
 //!                              allow-list (contain.rs) and pivot_root into it, everything
 //!                              read-only but HOME (canaries) and scratch /tmp, a nested
-//!                              user+mount namespace that locks those mounts, rlimits; traced:
-//!                              unshare(pid) and
-//!                              └─fork──► C4 = PID 1 of the server's own PID namespace: a mount
-//!                                        namespace with that namespace's /proc, then execve(sleep)
-//!                              then Landlock, then execve(strace … -- nsenter --mount=<C4's> --
-//!                              sh -c '… "$0" "$@" & wait' server…)
+//!                              user+mount namespace that locks those mounts, rlimits, then
+//!                              ├─clone(NEWPID)─► C4 = PID 1 of the server's own PID namespace: a
+//!                              │                 mount namespace with that namespace's /proc, then
+//!                              │                 the desktop session (session.rs): an init's name,
+//!                              │                 daemons and a user session that only pause()
+//!                              └─fork──► T: Landlock, then execve(strace … -- nsenter --mount
+//!                                        --pid (C4's) -- sh -c LAUNCH_SCRIPT server…)
+//!                              and C2 itself stays a reaper until the launch chain is done.
 //! ```
 //!
-//! Traced, the server lives in C4's PID namespace (strace's children land there) and C4's mount
-//! namespace (entered by `nsenter`): the tracer is neither its PID 1 nor its parent, TracerPid
-//! reads 0, and the /proc it sees is its own namespace's. The /proc mount happens in C4, before
-//! C2 applies Landlock (a Landlock domain forbids mounts), so traced runs keep every layer.
+//! The launch shell starts a subshell and ends, so the server's parent (that subshell) is
+//! adopted by C4 like any session process; it reports the server's real wait status on a pipe.
+//! The tracer is neither the server's PID 1 nor its parent, TracerPid reads 0, and the
+//! namespace's holder (C4) is not the tracer's child: the tracer ends with the last traced
+//! process. The /proc mount happens in C4, before T applies Landlock (a Landlock domain forbids
+//! mounts), so traced runs keep every layer; C4 and the session stay outside the domain, which
+//! closes them to the server's ptrace and (ABI 6) signals. Untraced runs take the same chain
+//! without strace.
 //!
 //! C2 and C1 die with their parent (`PR_SET_PDEATHSIG`); when C2 (PID 1) dies the kernel kills every
 //! process in the namespace, so killing C1 tears everything down and nothing is left behind.
@@ -125,15 +131,31 @@ pub struct RunDir {
 
 impl RunDir {
     pub fn create() -> std::io::Result<Self> {
+        Self::create_for("user")
+    }
+
+    /// The run's directory, named like `mktemp`'s (its path shows in the sandbox's mount
+    /// table), with HOME at `home/<user>`: the sandbox mounts `home` as `/home`, so the
+    /// persona's HOME is a directory of a /home file system, not a mount of its own.
+    pub fn create_for(user: &str) -> std::io::Result<Self> {
         use std::os::unix::fs::PermissionsExt;
         let base = std::env::temp_dir();
-        let mut rnd = [0u8; 6];
+        let mut rnd = [0u8; 10];
         std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut rnd)?;
-        let tag: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
-        let root = base.join(format!("mcp-scan-dyn-{}-{tag}", std::process::id()));
+        const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let tag: String = rnd
+            .iter()
+            .map(|b| ALNUM[*b as usize % ALNUM.len()] as char)
+            .collect();
+        let root = base.join(format!("tmp.{tag}"));
         std::fs::create_dir(&root)?;
         std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700))?;
-        let home = root.join("home");
+        let user = if user.is_empty() || user.contains('/') || user.starts_with('.') {
+            "user"
+        } else {
+            user
+        };
+        let home = root.join("home").join(user);
         let work = home.join("workspace");
         let tmp = root.join("tmp");
         std::fs::create_dir_all(&work)?;
@@ -197,6 +219,9 @@ pub struct Sandbox {
     pub layers: crate::contain::Layers,
     /// Host paths shown in the sandbox (besides system directories and /etc files).
     pub shown: Vec<PathBuf>,
+    /// Where the server's parent reports its exit status (`None`: no launch shell, the
+    /// sandbox's own exit status is the server's).
+    exit_report: Option<OwnedFd>,
     c1: Pid,
     status: Option<i32>,
 }
@@ -266,18 +291,30 @@ struct Prepared {
 struct PidNs {
     proc_: CString,
     proc_fs: CString,
-    /// Run as that namespace's PID 1 (it holds the namespace and its /proc; nothing else).
-    holder: CString,
-    holder_argv: Vec<CString>,
+    /// That namespace's PID 1 and the desktop session it starts (crate::session).
+    session: crate::session::Prepared,
 }
 
-/// Descriptor of the server's mount namespace handed to `nsenter` through the tracer.
+/// Descriptors handed down the launch chain (through the tracer, `nsenter` and the launch
+/// shell): the server's mount and PID namespaces, where its exit status is reported, and a pipe
+/// whose end tells PID 1 the server's parent is gone.
 const MNT_NS_FD: c_int = 4;
+const EXIT_FD: c_int = 5;
+const PID_NS_FD: c_int = 6;
+const DONE_FD: c_int = 7;
+
+/// Run by `nsenter` in the server's namespaces. The shell starts a subshell and ends, so that
+/// subshell (the server's parent) is adopted by the namespace's PID 1 like any process of a
+/// session, not left with a parent outside the namespace; it waits for the server and reports
+/// the real wait status (128+signal when killed) on [`EXIT_FD`]. Stdin goes through a copy: a
+/// background job's is /dev/null. The server gets none of the launch descriptors.
+const LAUNCH_SCRIPT: &str =
+    "exec 3>&- 4<&- 6<&- 8<&0; ( \"$0\" \"$@\" <&8 8<&- 5>&- 7>&- & wait $!; echo $? >&5 ) &";
 
 // Names of the steps, for error messages from the children.
 const STEPS: &[&str] = &[
     "prctl(PR_SET_PDEATHSIG)",
-    "unshare(user, net, mount, uts, ipc)",
+    "unshare(user, net, mount, uts, ipc, cgroup)",
     "write /proc/self/uid_map",
     "make mounts private",
     "sethostname",
@@ -485,66 +522,42 @@ impl Sandbox {
             })?;
         }
 
-        // Set when the server gets a PID namespace of its own through `unshare --mount-proc`
-        // (the fallback without `nsenter`): that mounts a /proc after Landlock would be in force,
-        // which a Landlock domain forbids, so Landlock is not applied then.
-        let mut hides_tracer = false;
-        // The server's own PID namespace set up by PID 1 before Landlock (see the module doc).
+        // The server's own PID namespace, set up by PID 1 before Landlock (see the module doc).
         let mut pid_ns: Option<PidNs> = None;
+        let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
+        let inner: Vec<String> = match nsenter {
+            Some(n) => {
+                pid_ns = Some(PidNs {
+                    proc_: cstr("/proc")?,
+                    proc_fs: cstr("proc")?,
+                    session: crate::session::Session::generate(spec.identity.seed).prepare(),
+                });
+                let mut v = vec![
+                    n.to_string_lossy().into_owned(),
+                    format!("--mount=/proc/self/fd/{MNT_NS_FD}"),
+                    format!("--pid=/proc/self/fd/{PID_NS_FD}"),
+                    format!("--wd={}", spec.identity.work),
+                    "--".into(),
+                    "/bin/sh".to_string(),
+                    "-c".into(),
+                    LAUNCH_SCRIPT.into(),
+                ];
+                v.extend(full_cmd.iter().cloned());
+                v
+            }
+            None => {
+                let mut v = vec![
+                    "/bin/sh".to_string(),
+                    "-c".into(),
+                    "exec 3>&- 5>&- 7>&-; exec \"$0\" \"$@\"".into(),
+                ];
+                v.extend(full_cmd.iter().cloned());
+                v
+            }
+        };
         let argv_strings: Vec<String> = match &spec.tracer {
             Some(t) => {
-                // The server gets a PID namespace of its own below the tracer's: the tracer is
-                // neither its PID 1 nor its parent, and TracerPid reads 0 (the tracer has no pid
-                // there). A shell starts the server and waits for it.
-                let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
-                let sleep = which("sleep", &["/usr/bin", "/bin"]);
-                let unshare = which("unshare", &["/usr/bin", "/bin"]);
-                let script =
-                    // Close the trace descriptor so the server cannot write forged trace
-                    // lines; stdin through a copy, as a background job's is /dev/null
-                    // (and dash does not take `<&0` as a redirection of its own). `4<&0` also
-                    // closes the mount-namespace descriptor nsenter got on 4.
-                    "exec 3>&- 4<&0; \"$0\" \"$@\" <&4 4<&- & exec 4<&-; wait $!";
-                let mut inner = match (nsenter, sleep, unshare) {
-                    (Some(n), Some(s), _) => {
-                        pid_ns = Some(PidNs {
-                            proc_: cstr("/proc")?,
-                            proc_fs: cstr("proc")?,
-                            holder: cpath(&s)?,
-                            holder_argv: vec![cstr("sleep")?, cstr("infinity")?],
-                        });
-                        vec![
-                            n.to_string_lossy().into_owned(),
-                            format!("--mount=/proc/self/fd/{MNT_NS_FD}"),
-                            format!("--wd={}", spec.identity.work),
-                            "--".into(),
-                            "/bin/sh".to_string(),
-                            "-c".into(),
-                            script.into(),
-                        ]
-                    }
-                    (_, _, Some(u)) => {
-                        hides_tracer = true;
-                        vec![
-                            u.to_string_lossy().into_owned(),
-                            "--pid".into(),
-                            "--fork".into(),
-                            "--mount-proc".into(),
-                            "--".into(),
-                            "/bin/sh".to_string(),
-                            "-c".into(),
-                            script.into(),
-                        ]
-                    }
-                    _ => vec![
-                        "/bin/sh".to_string(),
-                        "-c".into(),
-                        "exec 3>&-; exec \"$0\" \"$@\"".into(),
-                    ],
-                };
-                inner.extend(full_cmd.iter().cloned());
-                let wrapped = t.wrap(3, &inner);
-                let mut w = wrapped;
+                let mut w = t.wrap(3, &inner);
                 if let Some(p) = which(&w[0], &["/usr/bin", "/bin"]) {
                     w[0] = p.to_string_lossy().into_owned();
                 } else {
@@ -555,13 +568,21 @@ impl Sandbox {
                 }
                 w
             }
+            None if pid_ns.is_some() => inner,
             None => full_cmd.clone(),
         };
         let home = spec.identity.home.as_str();
+        // HOME's parent is the mount (see RunDir::create_for).
+        let home_mount = Path::new(home)
+            .parent()
+            .and_then(Path::to_str)
+            .filter(|p| *p != "/")
+            .unwrap_or(home);
         let hostname = spec.identity.hostname.as_str();
         let newroot = run.root.join("root");
         let empty = run.root.join("empty");
-        for d in [&newroot, &empty] {
+        let dev = run.root.join("dev");
+        for d in [&newroot, &empty, &dev] {
             std::fs::create_dir(d).map_err(|e| {
                 SandboxError::new(
                     format!("cannot create {}: {e}", d.display()),
@@ -573,12 +594,19 @@ impl Sandbox {
         let root_plan = crate::contain::RootPlan::new(&crate::contain::RootSpec {
             newroot: &newroot,
             empty: &empty,
-            home: (home, &run.home),
+            home: (
+                home_mount,
+                run.home
+                    .parent()
+                    .filter(|_| home_mount != home)
+                    .unwrap_or(&run.home),
+            ),
             tmp: &run.tmp,
             needed: &needed,
             anchors: &crate::contain::dotdot_anchors(&full_cmd),
             hostname,
             sink_dns: SINK_ADDR_STR,
+            dev_nodes: Some(&dev),
         });
         let view = crate::paths::sandbox_view(
             (SANDBOX_HOME, &run.home),
@@ -657,9 +685,13 @@ impl Sandbox {
             ipv6: spec.ipv6,
             root_plan,
             rw_again: [
-                home, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
+                home_mount, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
             ]
             .iter()
+            // The root's own tmpfs (copies, mount points) reads `rw` like a desktop's root
+            // where Landlock keeps writes to HOME and scratch; without it, it stays read-only
+            // (an /etc/ld.so.preload there would reach the tracer).
+            .chain((crate::contain::landlock_abi() >= 1).then_some(&"/"))
             .map(|p| cstr(p))
             .collect::<Result<_, _>>()?,
             landlock: crate::contain::LandlockRules {
@@ -682,7 +714,7 @@ impl Sandbox {
             limits: spec.limits,
             hostname: spec.identity.hostname.clone().into_bytes(),
             traced: spec.tracer.is_some(),
-            landlock_skip: hides_tracer,
+            landlock_skip: false,
             pid_ns,
         };
         let argv_p = ptrs(&prep.argv);
@@ -703,6 +735,7 @@ impl Sandbox {
         let (out_r, out_w) = pipe().map_err(|e| setup_err("stdout pipe", e))?;
         let (err_r, err_w) = pipe().map_err(|e| setup_err("stderr pipe", e))?;
         let (tr_r, tr_w) = pipe().map_err(|e| setup_err("trace pipe", e))?;
+        let (ex_r, ex_w) = pipe().map_err(|e| setup_err("exit status pipe", e))?;
         let (st_parent, st_child) = nix::sys::socket::socketpair(
             nix::sys::socket::AddressFamily::Unix,
             nix::sys::socket::SockType::SeqPacket,
@@ -718,6 +751,7 @@ impl Sandbox {
             out_w.as_raw_fd(),
             err_w.as_raw_fd(),
             tr_w.as_raw_fd(),
+            ex_w.as_raw_fd(),
         ];
 
         // SAFETY: the child only performs raw syscalls on data prepared above (see module docs).
@@ -739,6 +773,8 @@ impl Sandbox {
         drop(out_w);
         drop(err_w);
         drop(tr_w);
+        drop(ex_w);
+        let relays = prep.pid_ns.is_some();
         let mut sb = Sandbox {
             stdin: Some(in_w),
             stdout: Some(out_r),
@@ -748,6 +784,7 @@ impl Sandbox {
             view,
             layers: crate::contain::Layers::default(),
             shown,
+            exit_report: relays.then_some(ex_r),
             c1,
             status: None,
         };
@@ -815,6 +852,27 @@ impl Sandbox {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// The server's exit status as its parent saw it in `wait` (128+signal when killed), if it
+    /// ended before now. Read after [`Sandbox::kill`] too: the report stays in the pipe.
+    pub fn server_exit(&mut self) -> Option<i32> {
+        let fd = self.exit_report.as_ref()?;
+        let mut buf = [0u8; 32];
+        // SAFETY: a non-blocking read into a stack buffer from a descriptor we own.
+        let n = unsafe {
+            let fl = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
+            libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len())
+        };
+        let text = buf.get(..usize::try_from(n).ok()?)?;
+        std::str::from_utf8(text).ok()?.trim().parse().ok()
+    }
+
+    /// Whether [`Sandbox::server_exit`] has the server's status (else the sandbox's own exit
+    /// status is the server's: it was the sandbox's last process).
+    pub fn relays_exit(&self) -> bool {
+        self.exit_report.is_some()
     }
 
     /// Whether the sandbox (its PID 1) is still running.
@@ -908,10 +966,10 @@ fn step_error(buf: &[u8]) -> SandboxError {
     let err = i32::from_le_bytes([buf[2], buf[3], buf[4], buf[5]]);
     let os = std::io::Error::from_raw_os_error(err);
     let fix = match step {
-        "unshare(user, net, mount, uts, ipc)" if err == libc::ENOSPC => {
+        "unshare(user, net, mount, uts, ipc, cgroup)" if err == libc::ENOSPC => {
             "the user-namespace limit is reached or zero: raise it (sysctl user.max_user_namespaces=15000), or run where it is not zero"
         }
-        "unshare(user, net, mount, uts, ipc)" | "write /proc/self/uid_map" => {
+        "unshare(user, net, mount, uts, ipc, cgroup)" | "write /proc/self/uid_map" => {
             "user namespaces are not available: run as root, or allow them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"
         }
         "network setup (ip/nft)" => {
@@ -1005,7 +1063,7 @@ fn c1_main(
     empty_env: &[*const c_char; 1],
     argv_p: &[*const c_char],
     envp_p: &[*const c_char],
-    fds: [RawFd; 4],
+    fds: [RawFd; 5],
 ) -> ! {
     // SAFETY: post-fork child; only raw syscalls on pre-built data.
     unsafe {
@@ -1015,11 +1073,14 @@ fn c1_main(
         if libc::getppid() != parent_pid {
             libc::_exit(1);
         }
+        // A cgroup namespace too: /proc/self/cgroup would name the host's (often a container
+        // runtime's or a CI job's) cgroup path.
         let flags = libc::CLONE_NEWUSER
             | libc::CLONE_NEWNET
             | libc::CLONE_NEWNS
             | libc::CLONE_NEWUTS
-            | libc::CLONE_NEWIPC;
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWCGROUP;
         if libc::unshare(flags) != 0 {
             child_fail(status_fd, 1, errno());
         }
@@ -1199,27 +1260,72 @@ fn c1_main(
     }
 }
 
-/// Gives the server a PID namespace of its own, below PID 1's: unshare(pid), then fork its PID 1,
-/// which enters a mount namespace of its own, mounts that PID namespace's /proc there, and execs
-/// the holder. Returns a descriptor of that mount namespace (for `nsenter`). Everything the tracer
-/// starts afterwards is born in the new PID namespace. Post-fork safe.
-fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> RawFd {
+/// Formats `/proc/<pid>/ns/<what>` into `path` without allocating (post-fork safe).
+fn ns_path(path: &mut [u8; 48], pid: libc::pid_t, what: &[u8]) {
+    let mut at = 0;
+    for c in b"/proc/" {
+        path[at] = *c;
+        at += 1;
+    }
+    let mut digits = [0u8; 12];
+    let mut nd = 0;
+    let mut v = pid as u32;
+    loop {
+        digits[nd] = b'0' + (v % 10) as u8;
+        nd += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    while nd > 0 {
+        nd -= 1;
+        path[at] = digits[nd];
+        at += 1;
+    }
+    for c in b"/ns/" {
+        path[at] = *c;
+        at += 1;
+    }
+    for c in what {
+        path[at] = *c;
+        at += 1;
+    }
+    path[at] = 0;
+}
+
+/// Gives the server a PID namespace of its own, below PID 1's: clone(CLONE_NEWPID) its PID 1,
+/// which enters a mount namespace of its own, mounts that PID namespace's /proc there and runs
+/// the session (crate::session). Only that child is in the new namespace: PID 1's later children
+/// (the tracer) stay outside. Returns descriptors of its mount and PID namespaces (for
+/// `nsenter`). Post-fork safe.
+fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
     const STEP: usize = 21;
     // SAFETY: post-fork child; only raw syscalls on pre-built data and stack buffers.
     unsafe {
-        if libc::unshare(libc::CLONE_NEWPID) != 0 {
-            child_fail(status_fd, STEP, errno());
-        }
         let mut sync = [0 as c_int; 2];
-        if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+        let mut go = [0 as c_int; 2];
+        if libc::pipe2(sync.as_mut_ptr(), libc::O_CLOEXEC) != 0
+            || libc::pipe2(go.as_mut_ptr(), libc::O_CLOEXEC) != 0
+        {
             child_fail(status_fd, STEP, errno());
         }
-        let pid = libc::fork();
+        // fork() with a new PID namespace for the child alone (x86_64/aarch64 argument order:
+        // flags, stack, parent_tid, child_tid, tls; a null stack shares the parent's, copied).
+        let pid = libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_NEWPID | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        ) as libc::pid_t;
         if pid < 0 {
             child_fail(status_fd, STEP, errno());
         }
         if pid == 0 {
             libc::close(sync[0]);
+            libc::close(go[1]);
             let ok = libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == 0
                 && libc::unshare(libc::CLONE_NEWNS) == 0
                 && libc::mount(
@@ -1241,66 +1347,52 @@ fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> RawFd {
             if !ok {
                 libc::_exit(127);
             }
-            // Orphans of the server are reaped by the kernel: the holder never waits.
-            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
-            libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
-            let argv: [*const c_char; 3] = [
-                ns.holder_argv[0].as_ptr(),
-                ns.holder_argv[1].as_ptr(),
-                std::ptr::null(),
-            ];
-            let envp: [*const c_char; 1] = [std::ptr::null()];
-            libc::execve(ns.holder.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            libc::_exit(127);
+            // The session's processes are not dumpable (their /proc files closed to the server),
+            // PID 1 included: wait until PID 1 of the sandbox holds our namespaces.
+            let mut b = [0u8; 1];
+            while libc::read(go[0], b.as_mut_ptr().cast(), 1) < 0 && errno() == libc::EINTR {}
+            // Nothing of the sandbox's setup stays open in the session; `sync` says when the
+            // session is up (the server's launch must come after it, at the next PID).
+            let s = sync[1];
+            if s > 0 {
+                libc::syscall(libc::SYS_close_range, 0u32, (s - 1) as u32, 0u32);
+            }
+            libc::syscall(libc::SYS_close_range, (s + 1) as u32, u32::MAX, 0u32);
+            crate::session::run_init(&ns.session, s);
         }
         libc::close(sync[1]);
-        let mut b = [0u8; 4];
-        let n = loop {
-            let n = libc::read(sync[0], b.as_mut_ptr().cast(), 4);
-            if n >= 0 || errno() != libc::EINTR {
-                break n;
+        libc::close(go[0]);
+        let read4 = || {
+            let mut b = [0u8; 4];
+            let n = loop {
+                let n = libc::read(sync[0], b.as_mut_ptr().cast(), 4);
+                if n >= 0 || errno() != libc::EINTR {
+                    break n;
+                }
+            };
+            if n != 4 {
+                child_fail(status_fd, STEP, libc::EPIPE);
+            }
+            let e = i32::from_le_bytes(b);
+            if e != 0 {
+                child_fail(status_fd, STEP, e);
             }
         };
-        libc::close(sync[0]);
-        if n != 4 {
-            child_fail(status_fd, STEP, libc::EPIPE);
-        }
-        let e = i32::from_le_bytes(b);
-        if e != 0 {
-            child_fail(status_fd, STEP, e);
-        }
-        // "/proc/<pid>/ns/mnt", formatted without allocating.
-        let mut path = [0u8; 40];
-        let mut at = 0;
-        for c in b"/proc/" {
-            path[at] = *c;
-            at += 1;
-        }
-        let mut digits = [0u8; 12];
-        let mut nd = 0;
-        let mut v = pid as u32;
-        loop {
-            digits[nd] = b'0' + (v % 10) as u8;
-            nd += 1;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        while nd > 0 {
-            nd -= 1;
-            path[at] = digits[nd];
-            at += 1;
-        }
-        for c in b"/ns/mnt" {
-            path[at] = *c;
-            at += 1;
-        }
-        let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
-        if fd < 0 {
+        read4();
+        let mut path = [0u8; 48];
+        ns_path(&mut path, pid, b"mnt");
+        let mnt = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        ns_path(&mut path, pid, b"pid");
+        let pidns = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if mnt < 0 || pidns < 0 {
             child_fail(status_fd, STEP, errno());
         }
-        fd
+        libc::write(go[1], b"g".as_ptr().cast(), 1);
+        libc::close(go[1]);
+        // The session is up: the server's launch gets the next PID.
+        read4();
+        libc::close(sync[0]);
+        (mnt, pidns)
     }
 }
 
@@ -1311,7 +1403,7 @@ fn c2_main(
     c1_pid: libc::pid_t,
     argv_p: &[*const c_char],
     envp_p: &[*const c_char],
-    fds: [RawFd; 4],
+    fds: [RawFd; 5],
 ) -> ! {
     // SAFETY: post-fork child; only raw syscalls on pre-built data.
     unsafe {
@@ -1404,10 +1496,77 @@ fn c2_main(
         }
         // The server's own PID namespace, with its /proc mounted now: after Landlock no mount is
         // allowed. -1 when there is none.
-        let mnt_ns = match &p.pid_ns {
+        let (mnt_ns, pid_ns) = match &p.pid_ns {
             Some(ns) => start_pid_ns(ns, status_fd),
-            None => -1,
+            None => (-1, -1),
         };
+        // The launch chain holds this pipe's write end; PID 1 waits for its end. PID 1 stays a
+        // plain reaper outside Landlock: the tracer is its child, the server's namespace holder
+        // is not the tracer's (the tracer ends when the last traced process does).
+        let mut done = [0 as c_int; 2];
+        if libc::pipe2(done.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            child_fail(status_fd, 19, errno());
+        }
+        let t = libc::fork();
+        if t < 0 {
+            child_fail(status_fd, 9, errno());
+        }
+        if t == 0 {
+            launch_main(
+                p,
+                status_fd,
+                argv_p,
+                envp_p,
+                fds,
+                [mnt_ns, pid_ns, done[1]],
+                fallbacks,
+            );
+        }
+        // Everything but the pipe's read end closes (the status socket too: its end is EOF
+        // for the scanner once the tracer has exec'd).
+        let r = done[0];
+        if r > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, (r - 1) as u32, 0u32);
+        }
+        libc::syscall(libc::SYS_close_range, (r + 1) as u32, u32::MAX, 0u32);
+        let mut b = [0u8; 64];
+        loop {
+            let n = libc::read(r, b.as_mut_ptr().cast(), b.len());
+            if n == 0 || (n < 0 && errno() != libc::EINTR) {
+                break;
+            }
+        }
+        let mut st: c_int = 0;
+        loop {
+            let w = libc::waitpid(t, &mut st, 0);
+            if w == t {
+                break;
+            }
+            if w < 0 && errno() != libc::EINTR {
+                libc::_exit(0);
+            }
+        }
+        if libc::WIFEXITED(st) {
+            libc::_exit(libc::WEXITSTATUS(st));
+        }
+        libc::_exit(128 + libc::WTERMSIG(st));
+    }
+}
+
+/// The tracer (or, untraced, the launch chain) below PID 1: Landlock, descriptors, execve.
+/// Never returns.
+fn launch_main(
+    p: &Prepared,
+    status_fd: RawFd,
+    argv_p: &[*const c_char],
+    envp_p: &[*const c_char],
+    fds: [RawFd; 5],
+    ns: [RawFd; 3],
+    fallbacks: u16,
+) -> ! {
+    // SAFETY: post-fork child; only raw syscalls on pre-built data.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         // Landlock last: everything above needed mounts, which a Landlock domain forbids.
         let (abi, landlock) = if p.landlock_skip {
             (crate::contain::landlock_abi(), crate::contain::LL_SKIPPED)
@@ -1421,46 +1580,45 @@ fn c2_main(
         }
         .encode();
         libc::write(status_fd, layers.as_ptr().cast(), layers.len());
-        // stdin, stdout, stderr, trace → 0..3; dup2 clears CLOEXEC on the targets.
-        let [i, o, e, t] = fds;
-        // Move sources above 3 first so dup2 order cannot clobber them.
-        let mut moved = [0 as c_int; 4];
-        for (k, fd) in [i, o, e, t].into_iter().enumerate() {
+        // stdin, stdout, stderr, trace, then the launch descriptors at their fixed numbers;
+        // dup2 clears CLOEXEC on the targets. Sources move above them first so no dup2 can
+        // clobber one still to be copied.
+        let [i, o, e, t, x] = fds;
+        let [mnt_ns, pid_ns, done] = ns;
+        let targets = [0, 1, 2, 3, MNT_NS_FD, EXIT_FD, PID_NS_FD, DONE_FD];
+        let mut moved = [-1 as c_int; 8];
+        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done]
+            .into_iter()
+            .enumerate()
+        {
+            if fd < 0 {
+                continue;
+            }
             moved[k] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
             if moved[k] < 0 {
                 child_fail(status_fd, 19, errno());
             }
         }
-        let ns_moved = if mnt_ns >= 0 {
-            let m = libc::fcntl(mnt_ns, libc::F_DUPFD_CLOEXEC, 10);
-            if m < 0 {
-                child_fail(status_fd, 19, errno());
-            }
-            m
-        } else {
-            -1
-        };
+        let st = libc::fcntl(status_fd, libc::F_DUPFD_CLOEXEC, 200);
+        let st = if st >= 0 { st } else { status_fd };
+        let mut keep_max = 0;
         for (k, fd) in moved.into_iter().enumerate() {
-            if libc::dup2(fd, k as c_int) < 0 {
-                child_fail(status_fd, 19, errno());
+            if fd < 0 {
+                continue;
             }
-        }
-        let mut first_closed = MNT_NS_FD;
-        if ns_moved >= 0 {
-            if libc::dup2(ns_moved, MNT_NS_FD) < 0 {
-                child_fail(status_fd, 19, errno());
+            if libc::dup2(fd, targets[k]) < 0 {
+                child_fail(st, 19, errno());
             }
-            first_closed = MNT_NS_FD + 1;
+            keep_max = keep_max.max(targets[k]);
         }
-        // Everything else is CLOEXEC or gets closed here (status socket stays CLOEXEC for errors).
         if !p.traced {
             libc::close(3);
         }
-        let st = libc::fcntl(status_fd, libc::F_DUPFD_CLOEXEC, 200);
-        let st = if st >= 0 { st } else { status_fd };
+        // Descriptors above the kept ones close here; the status socket stays (CLOEXEC) for
+        // an execve failure.
         libc::syscall(
             libc::SYS_close_range,
-            first_closed as u32,
+            (keep_max + 1) as u32,
             (st - 1) as u32,
             0u32,
         );

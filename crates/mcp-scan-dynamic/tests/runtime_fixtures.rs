@@ -775,3 +775,118 @@ fixture_tests! {
     secrets_escaped_twice_or_form_encoded_in_urls_are_caught => "evade_url_escape",
     ordinary_data_escaped_the_same_way_is_info_only => "honest_url_escape",
 }
+
+// Issue 11 §2, the sandbox's own tells: each red-team server below was dormant under the
+// session-8 sandbox (exit 0) and is caught now; its twin looks the same way and takes nothing.
+fixture_tests! {
+    dormant_unless_the_process_table_looks_like_a_desktop_session_is_caught => "evade_process_table",
+    summarising_the_process_table_is_low => "honest_process_table",
+    dormant_unless_the_mount_table_looks_like_a_desktop_is_caught => "evade_mount_tells",
+    naming_the_workspace_file_system_from_mountinfo_is_clean => "honest_mount_tells",
+}
+
+/// What the server sees of its PID namespace, mounts and cgroup reads like a desktop session and
+/// names nothing of the scanner: an init as PID 1 (its exe closed), a couple of dozen session
+/// processes at spread PIDs, a parent chain that reaches PID 1 inside the namespace, HOME no
+/// mount of its own, few read-only mounts, no tracer, holder or scanner name anywhere.
+#[test]
+fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
+    let o = run_fixture("session_view", &mcp2());
+    let answer = o
+        .exercise
+        .calls
+        .iter()
+        .find(|c| c.name == "look_around" && c.label == "valid")
+        .map(|c| c.response.clone())
+        .expect("look_around answered");
+    let json = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("view: "))
+        .unwrap_or_else(|| panic!("no view line: {answer}"));
+    let v: serde_json::Value = serde_json::from_str(json).expect("view is JSON");
+    let procs = v["procs"].as_object().expect("procs");
+    assert!(procs.len() >= 25, "{} processes: {procs:?}", procs.len());
+    let pid1 = procs["1"].as_array().expect("PID 1");
+    assert_eq!(pid1[1], "/sbin/init splash", "{pid1:?}");
+    assert!(
+        v["pid1_exe"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("error")),
+        "PID 1's exe is readable: {}",
+        v["pid1_exe"]
+    );
+    let chain: Vec<i64> = v["chain"]
+        .as_array()
+        .expect("chain")
+        .iter()
+        .filter_map(|p| p.as_i64())
+        .collect();
+    assert_eq!(
+        chain.last(),
+        Some(&1),
+        "parent chain leaves the namespace: {chain:?}"
+    );
+    assert!(
+        chain[0] > 300,
+        "the server's parent has a fresh box's PID: {chain:?}"
+    );
+    // The server and its parent carry the test's marker argument (`--mcp-scan-test-…`).
+    let all: String = procs
+        .values()
+        .map(|p| format!("{} {}\n", p[0], p[1]))
+        .filter(|l| !l.contains("--mcp-scan-test-"))
+        .collect();
+    for tell in ["strace", "sleep infinity", "nsenter", "mcp-scan"] {
+        assert!(!all.contains(tell), "`{tell}` in the process table:\n{all}");
+    }
+    assert!(all.contains("dbus-daemon") && all.contains("bash"), "{all}");
+    let mounts = v["mountinfo"].as_str().expect("mountinfo");
+    let home = v["home"].as_str().expect("home");
+    let mut ro = 0;
+    for line in mounts.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let dash = f
+            .iter()
+            .position(|x| *x == "-")
+            .expect("mountinfo separator");
+        let (point, opts, fstype) = (f[4], f[5], f[dash + 1]);
+        assert_ne!(point, home, "HOME is a mount point: {line}");
+        assert!(
+            !(fstype == "tmpfs" && ["/home", "/root", "/run"].contains(&point)),
+            "{line}"
+        );
+        if opts.split(',').next() == Some("ro") {
+            ro += 1;
+        }
+    }
+    assert!(ro < 12, "{ro} read-only mounts:\n{mounts}");
+    for tell in ["mcp-scan", "sandbox"] {
+        assert!(!mounts.contains(tell), "`{tell}` in mountinfo:\n{mounts}");
+    }
+    let cgroup = v["cgroup"].as_str().expect("cgroup");
+    assert!(
+        cgroup.lines().all(|l| l.ends_with(":/")),
+        "the host's cgroup path shows: {cgroup}"
+    );
+}
+
+/// The server's exit status is its parent's wait status (not read from the trace): an exit code,
+/// and 128+signal for a server killed by a signal.
+#[test]
+fn server_exit_status_is_the_parents_wait_status() {
+    for (code, want) in [
+        ("import sys; sys.exit(3)", "server exit status 3"),
+        (
+            "import os, signal; os.kill(os.getpid(), signal.SIGTERM)",
+            "server exit status 143",
+        ),
+    ] {
+        let mut opts = DynamicOptions::new(vec![mcp2(), "-c".into(), code.into()]);
+        opts.timeout = Duration::from_secs(4);
+        opts.startup_timeout = Duration::from_secs(20);
+        opts.pin_dir = None;
+        let o = scan(&opts).expect("scan");
+        let shown = describe(&o.report);
+        assert!(shown.contains(want), "want `{want}`:\n{shown}");
+    }
+}
