@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod canary;
+pub mod client;
 pub mod contain;
 pub mod detect;
 pub mod events;
@@ -359,16 +360,9 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         .enable_all()
         .build()
         .map_err(|e| io("cannot start the async runtime", e))?;
-    // Markers look like data (a word and a few hex digits), different every run: a fixed
-    // literal is a probe's signature.
-    let marker_prefix = {
-        let mut r = identity::Rng::new(seed ^ 0x3a4c);
-        format!(
-            "{}{}",
-            r.pick(inputs::MARKER_WORDS),
-            &canaries.canaries[0].token[..6]
-        )
-    };
+    // Markers look like data (a word and a made-up name), different every run: a fixed literal
+    // is a probe's signature, and so is a run of hex digits.
+    let marker_prefix = inputs::marker_prefix(seed);
     let cfg = exercise::ExerciseConfig {
         timeout: opts.timeout,
         startup_timeout: opts.startup_timeout,

@@ -34,9 +34,19 @@ fn ordered(o: &Map<String, Value>, order: &[&str]) -> String {
 /// One JSON-RPC message as the TypeScript SDK writes it (`line` without its newline). Anything
 /// that is not a JSON object is passed through unchanged.
 pub fn rewrite(line: &str) -> String {
+    rewrite_with(line, None)
+}
+
+/// [`rewrite`], with initialize's params replaced by `init` (the profile's exact params).
+pub fn rewrite_with(line: &str, init: Option<&Value>) -> String {
     let Ok(Value::Object(mut m)) = serde_json::from_str::<Value>(line) else {
         return line.to_string();
     };
+    if let Some(init) = init
+        && m.get("method").and_then(Value::as_str) == Some("initialize")
+    {
+        m.insert("params".into(), init.clone());
+    }
     if let Some(Value::Object(p)) = m.get_mut("params") {
         if let Some(Value::Object(meta)) = p.get_mut("_meta") {
             meta.remove("progressToken");
@@ -82,7 +92,7 @@ pub fn rewrite(line: &str) -> String {
 
 /// A writer for rmcp whose lines reach `out` rewritten by [`rewrite`]. The forwarding task runs
 /// on the current runtime and ends when rmcp drops its end or `out` fails.
-pub fn shim<W>(out: W) -> tokio::io::DuplexStream
+pub fn shim<W>(out: W, init: Option<Value>) -> tokio::io::DuplexStream
 where
     W: AsyncWrite + Send + Unpin + 'static,
 {
@@ -91,7 +101,7 @@ where
         let mut out = out;
         let mut lines = tokio::io::BufReader::new(theirs).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            let msg = rewrite(&line);
+            let msg = rewrite_with(&line, init.as_ref());
             if out.write_all(format!("{msg}\n").as_bytes()).await.is_err()
                 || out.flush().await.is_err()
             {
