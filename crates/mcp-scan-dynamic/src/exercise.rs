@@ -283,6 +283,12 @@ impl Pacing {
     pub fn probe_gap(&mut self) -> Duration {
         Duration::ZERO
     }
+    /// Between repeat calls in a soak round: seconds, as a person reads one answer before the
+    /// next request (a server that acts only on calls spaced like that sees them here; the
+    /// default run, without `--soak`, keeps its short gaps).
+    pub fn human_gap(&mut self) -> Duration {
+        self.between(1500, 4000)
+    }
     /// Before soak round `n` (1-based): growing delays, so triggers set on minutes fire.
     pub fn soak_delay(&mut self, n: u32) -> Duration {
         let base = 1000u64 << n.min(6);
@@ -605,10 +611,20 @@ where
             if std::time::Instant::now() >= until {
                 break;
             }
-            for tool in &tools {
+            for (k, tool) in tools.iter().enumerate() {
                 let Some(name) = tool.get("name").and_then(Value::as_str) else {
                     continue;
                 };
+                if k > 0 {
+                    let gap = pacing
+                        .as_mut()
+                        .map_or(Duration::from_millis(1500), Pacing::human_gap);
+                    let left = until.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        break 'soak;
+                    }
+                    tokio::time::sleep(gap.min(left)).await;
+                }
                 let Some(valid) = ex
                     .calls
                     .iter()
