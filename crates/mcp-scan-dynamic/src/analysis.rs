@@ -2485,12 +2485,35 @@ fn split_dns(
                 }
             }
         };
-        let data: Vec<Vec<String>> = items
-            .iter()
-            .map(|(_, l, _)| l[..l.len() - shared].to_vec())
-            .collect();
+        // Fragments put back in order per request (each call sends its own set; a repeated
+        // call repeats the same names), and over all of them.
+        let mut sets: Vec<(String, Vec<Vec<String>>)> = Vec::new();
+        for (_, l, p) in &items {
+            let label = p.label(&inp.exercise.calls);
+            let data = l[..l.len() - shared].to_vec();
+            match sets.iter_mut().find(|(k, _)| *k == label) {
+                Some((_, d)) if !d.contains(&data) => d.push(data),
+                Some(_) => {}
+                None => sets.push((label, vec![data])),
+            }
+        }
+        let mut all: Vec<Vec<String>> = Vec::new();
+        for (_, d) in &sets {
+            for x in d {
+                if !all.contains(x) {
+                    all.push(x.clone());
+                }
+            }
+        }
         let mut joins = vec![whole, leftmost];
-        joins.extend(reordered(&data));
+        if sets.len() > 1 {
+            for (_, d) in &sets {
+                joins.extend(reordered(d));
+            }
+        }
+        joins.extend(reordered(&all));
+        joins.sort();
+        joins.dedup();
         for joined in &joins {
             add(inp.canaries.find(joined.as_bytes()), false);
             let alpha: Vec<u8> = joined
