@@ -44,7 +44,8 @@ impl Client {
 
     fn pick(&self, items: &[&'static str], salt: u64) -> &'static str {
         let mut r = crate::identity::Rng::new(self.seed ^ salt);
-        *r.pick(items)
+        let s: &&'static str = r.pick(items);
+        s
     }
 
     /// The roots the client reports: the project open in the editor.
