@@ -233,10 +233,12 @@ fn key_hint(key: &str) -> Option<Value> {
     if word("currency") {
         return Some(json!(pick_or("USD", &["EUR", "USD", "GBP"], key)));
     }
-    if words.iter().any(|w| TITLE_KEYS.contains(&w.as_str())) {
+    // The last word names what the value is: `commit_message` is prose, `note_id` an id.
+    let head = words.last().map_or("", String::as_str);
+    if TITLE_KEYS.contains(&head) {
         return Some(json!(pick_or("hello", TITLES, key)));
     }
-    if words.iter().any(|w| PROSE_KEYS.contains(&w.as_str())) {
+    if PROSE_KEYS.contains(&head) {
         return Some(json!(pick_or("hello", SENTENCES, key)));
     }
     None
@@ -834,7 +836,8 @@ mod tests {
                 "last_update": {"type": "string"},
                 "body": {"type": "string", "minLength": 3},
                 "what": {"type": "string", "description": "The question to answer"},
-                "label": {"type": "string", "minLength": 12}
+                "label": {"type": "string", "minLength": 12},
+                "note_id": {"type": "string"}
             }
         }));
         for seed in 1..40u64 {
