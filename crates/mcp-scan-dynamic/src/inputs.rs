@@ -537,11 +537,32 @@ fn prose_by_description(key: &str, schema: &Map<String, Value>) -> Option<Value>
         d.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|x| x == w)
     };
-    if says("query") || says("search") || says("keywords") {
+    // A name, an id or a piece of a query is one token, whatever else the description says
+    // ("Name of the table to describe").
+    let token = [
+        "name",
+        "names",
+        "id",
+        "ids",
+        "identifier",
+        "key",
+        "table",
+        "column",
+        "sql",
+        "path",
+        "url",
+        "code",
+        "symbol",
+        "slug",
+    ];
+    if token.iter().any(|w| says(w)) {
+        return None;
+    }
+    if says("search") || says("keywords") {
         return Some(json!(pick_or("hello", QUERIES, key)));
     }
     if [
-        "text", "message", "question", "prompt", "sentence", "natural", "describe", "content",
+        "text", "message", "question", "prompt", "sentence", "natural",
     ]
     .iter()
     .any(|w| says(w))
@@ -837,7 +858,8 @@ mod tests {
                 "body": {"type": "string", "minLength": 3},
                 "what": {"type": "string", "description": "The question to answer"},
                 "label": {"type": "string", "minLength": 12},
-                "note_id": {"type": "string"}
+                "note_id": {"type": "string"},
+                "table_name": {"type": "string", "description": "Name of the table to describe"}
             }
         }));
         for seed in 1..40u64 {
@@ -859,6 +881,14 @@ mod tests {
                 "{}",
                 a["query"]
             );
+            // Ids and names are one word, not prose, whatever their descriptions say.
+            for k in ["note_id", "table_name"] {
+                assert!(
+                    !a[k].as_str().is_some_and(|q| q.contains(' ')),
+                    "{k}: {}",
+                    a[k]
+                );
+            }
             // `last_update` is not a date.
             assert!(
                 !a["last_update"]
