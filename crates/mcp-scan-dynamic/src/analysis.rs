@@ -1682,12 +1682,17 @@ fn excerpt_around(s: &str, range: std::ops::Range<usize>, before: usize, after: 
 /// control.
 fn sql_injection(acc: &mut Acc, inp: &Inputs) {
     let calls = &inp.exercise.calls;
-    let probe_value = |label: &str| {
-        inp.rules
+    // The value as sent: a `{probe}` in it was the call's marker.
+    let probe_value = |c: &CallRecord| {
+        let v = inp
+            .rules
             .probes
             .iter()
-            .find(|p| p.name == label)
-            .map_or_else(|| label.to_string(), |p| p.value.clone())
+            .find(|p| p.name == c.label)
+            .map_or_else(|| c.label.clone(), |p| p.value.clone());
+        c.marker
+            .as_deref()
+            .map_or(v.clone(), |m| v.replace("{probe}", m))
     };
     let mut tools: Vec<&str> = calls
         .iter()
@@ -1728,7 +1733,7 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                 Some(ProbeKind::Sql) | Some(ProbeKind::SqlControl)
             )
         }) {
-            let value = probe_value(&c.label);
+            let value = probe_value(c);
             let text = answer_text(c);
             if !valid_has_error && let Some((sig, range)) = inp.rules.sql_error(&text) {
                 let matched = excerpt(text[range.clone()].trim(), 120);
@@ -1761,7 +1766,7 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                     i,
                     format!(
                         "given `{value}`, returned {got} records where the quote-free `{}` returned {base}: the quotes changed the query",
-                        probe_value(&ctl.label)
+                        probe_value(ctl)
                     ),
                     Evidence::Note {
                         text: format!(
