@@ -1682,7 +1682,7 @@ fn excerpt_around(s: &str, range: std::ops::Range<usize>, before: usize, after: 
 /// control.
 fn sql_injection(acc: &mut Acc, inp: &Inputs) {
     let calls = &inp.exercise.calls;
-    // The value as sent: a `{probe}` in it became a word of the run (see inputs.rs).
+    // The value as sent: a `{probe}` in it was the call's marker.
     let probe_value = |c: &CallRecord| {
         let v = inp
             .rules
@@ -1690,15 +1690,9 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
             .iter()
             .find(|p| p.name == c.label)
             .map_or_else(|| c.label.clone(), |p| p.value.clone());
-        let Some((pre, post)) = v.split_once("{probe}") else {
-            return v;
-        };
-        c.arguments
-            .iter()
-            .flat_map(|a| a.values())
-            .filter_map(Value::as_str)
-            .find(|a| a.starts_with(pre) && a.ends_with(post))
-            .map_or(v.clone(), str::to_string)
+        c.marker
+            .as_deref()
+            .map_or(v.clone(), |m| v.replace("{probe}", m))
     };
     let mut tools: Vec<&str> = calls
         .iter()

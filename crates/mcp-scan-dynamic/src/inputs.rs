@@ -648,9 +648,7 @@ pub fn synthesize(
         for k in &string_keys {
             args.insert(k.clone(), json!(value));
         }
-        // The SQL control carries the marker only as a word that looks like data: a program
-        // that runs its input as argv (a declared command runner) must not make it injection.
-        let uses_marker = p.value.contains("{probe}") && p.kind != ProbeKind::SqlControl;
+        let uses_marker = p.value.contains("{probe}");
         calls.push(CallInput {
             label: p.name.clone(),
             arguments: args,
