@@ -1682,17 +1682,12 @@ fn excerpt_around(s: &str, range: std::ops::Range<usize>, before: usize, after: 
 /// control.
 fn sql_injection(acc: &mut Acc, inp: &Inputs) {
     let calls = &inp.exercise.calls;
-    // The value as sent: a `{probe}` in it was the call's marker.
-    let probe_value = |c: &CallRecord| {
-        let v = inp
-            .rules
+    let probe_value = |label: &str| {
+        inp.rules
             .probes
             .iter()
-            .find(|p| p.name == c.label)
-            .map_or_else(|| c.label.clone(), |p| p.value.clone());
-        c.marker
-            .as_deref()
-            .map_or(v.clone(), |m| v.replace("{probe}", m))
+            .find(|p| p.name == label)
+            .map_or_else(|| label.to_string(), |p| p.value.clone())
     };
     let mut tools: Vec<&str> = calls
         .iter()
@@ -1733,7 +1728,7 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                 Some(ProbeKind::Sql) | Some(ProbeKind::SqlControl)
             )
         }) {
-            let value = probe_value(c);
+            let value = probe_value(&c.label);
             let text = answer_text(c);
             if !valid_has_error && let Some((sig, range)) = inp.rules.sql_error(&text) {
                 let matched = excerpt(text[range.clone()].trim(), 120);
@@ -1766,7 +1761,7 @@ fn sql_injection(acc: &mut Acc, inp: &Inputs) {
                     i,
                     format!(
                         "given `{value}`, returned {got} records where the quote-free `{}` returned {base}: the quotes changed the query",
-                        probe_value(ctl)
+                        probe_value(&ctl.label)
                     ),
                     Evidence::Note {
                         text: format!(
