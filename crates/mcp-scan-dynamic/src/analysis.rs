@@ -49,21 +49,78 @@ fn window_of(calls: &[CallRecord], ts: f64) -> Option<usize> {
     calls.iter().position(|c| ts >= c.start && ts <= c.end)
 }
 
+/// Threads a runtime starts in a batch (a libuv or executor pool warming up): this many or more
+/// from one thread within [`POOL_BATCH_SECS`].
+const POOL_BATCH: usize = 3;
+const POOL_BATCH_SECS: f64 = 0.01;
+
+/// Threads started during a call that are the call's own background work, not a worker of the
+/// server's runtime: a thread started by a thread other than its process's main thread (a tool
+/// body running on a worker starts it; runtimes start their pools from the main thread), or one
+/// that did nothing the trace shows before its call answered (it waits, then acts: a timer, a
+/// sleeping thread). A pool's batch of threads is never one. Thread id → the call's index.
+fn background_threads(events: &[Event], calls: &[CallRecord]) -> HashMap<u32, usize> {
+    let mut first: HashMap<u32, f64> = HashMap::new();
+    for e in events {
+        first.entry(e.pid).or_insert(e.ts);
+    }
+    let spawns: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Spawn && e.thread && e.child.is_some())
+        .collect();
+    let mut tgid: HashMap<u32, u32> = HashMap::new();
+    let mut out = HashMap::new();
+    for e in &spawns {
+        let Some(child) = e.child else { continue };
+        let leader = *tgid.get(&e.pid).unwrap_or(&e.pid);
+        tgid.insert(child, leader);
+        let Some(i) = window_of(calls, e.ts) else {
+            continue;
+        };
+        let batch = spawns
+            .iter()
+            .filter(|o| o.pid == e.pid && (o.ts - e.ts).abs() <= POOL_BATCH_SECS)
+            .count();
+        if batch >= POOL_BATCH {
+            continue;
+        }
+        let by_worker = leader != e.pid;
+        let idle_in_call = first.get(&child).is_none_or(|&t| t > calls[i].end);
+        if by_worker || idle_in_call {
+            out.insert(child, i);
+        }
+    }
+    out
+}
+
 /// Assigns a phase to every event (events must be in trace order).
 pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -> Vec<Phase> {
     let mut owner: HashMap<u32, usize> = HashMap::new();
     // Processes (not threads) a call forked, and everything they start: their work belongs to
     // that call even when it lands in a later call's window (a daemon, a pool worker, a stage
-    // of a pipeline). Threads of the server itself are not: a runtime's worker threads, made
-    // during one call, serve the next ones.
+    // of a pipeline). Threads of the server's runtime are not: its worker threads, made during
+    // one call, serve the next ones. A thread that is the call's own background work (see
+    // [`background_threads`]) is, like a process.
     let mut procs: HashMap<u32, usize> = HashMap::new();
+    let threads = background_threads(events, calls);
     let mut phases = Vec::with_capacity(events.len());
     for e in events.iter_mut() {
+        let mut moved_from = None;
         let phase = if let Some(&j) = procs.get(&e.pid) {
             if e.ts <= calls[j].end {
                 Phase::Call(j)
             } else {
                 Phase::After(j)
+            }
+        } else if let Some(&j) = threads.get(&e.pid) {
+            match window_of(calls, e.ts) {
+                Some(i) if i == j => Phase::Call(j),
+                Some(i) => {
+                    moved_from = Some(i);
+                    Phase::After(j)
+                }
+                None if e.ts <= calls[j].end => Phase::Call(j),
+                None => Phase::After(j),
             }
         } else if let Some(i) = window_of(calls, e.ts) {
             Phase::Call(i)
@@ -78,15 +135,27 @@ pub fn attribute(events: &mut [Event], calls: &[CallRecord], startup_end: f64) -
             && let (Some(child), Some(i)) = (e.child, phase.call())
         {
             owner.insert(child, i);
-            if procs.contains_key(&e.pid) || !e.thread {
+            if procs.contains_key(&e.pid) || threads.contains_key(&e.pid) || !e.thread {
                 procs.insert(child, i);
             }
         }
         e.phase = phase.label(calls);
+        if let (Some(i), Some(j)) = (moved_from, phase.call()) {
+            // Said in the evidence: the time window alone would have charged the other call.
+            e.phase = format!(
+                "{} ({THREAD_NOTE} {}, while {} ran)",
+                e.phase,
+                calls[j].phase(),
+                calls[i].phase()
+            );
+        }
         phases.push(phase);
     }
     phases
 }
+
+/// How an event moved from another call's window to the call whose thread did it is labelled.
+const THREAD_NOTE: &str = "by a thread started during";
 
 /// Everything the analysis needs.
 pub struct Inputs<'a> {
@@ -433,7 +502,9 @@ fn capture_ev(c: &Capture) -> Evidence {
 }
 
 fn phase_note(label: &str) -> &'static str {
-    if label.starts_with("after:") {
+    if label.starts_with("after:") && label.contains(THREAD_NOTE) {
+        " after its response, by a thread it started (during another tool's call)"
+    } else if label.starts_with("after:") {
         " after its response"
     } else if label == "startup" {
         " at startup"
@@ -2394,7 +2465,36 @@ fn split_dns(
                 }
             }
         };
-        for joined in [&whole, &leftmost] {
+        // Fragments put back in order per request (each call sends its own set; a repeated
+        // call repeats the same names), and over all of them.
+        let mut sets: Vec<(String, Vec<Vec<String>>)> = Vec::new();
+        for (_, l, p) in &items {
+            let label = p.label(&inp.exercise.calls);
+            let data = l[..l.len() - shared].to_vec();
+            match sets.iter_mut().find(|(k, _)| *k == label) {
+                Some((_, d)) if !d.contains(&data) => d.push(data),
+                Some(_) => {}
+                None => sets.push((label, vec![data])),
+            }
+        }
+        let mut all: Vec<Vec<String>> = Vec::new();
+        for (_, d) in &sets {
+            for x in d {
+                if !all.contains(x) {
+                    all.push(x.clone());
+                }
+            }
+        }
+        let mut joins = vec![whole, leftmost];
+        if sets.len() > 1 {
+            for (_, d) in &sets {
+                joins.extend(reordered(d));
+            }
+        }
+        joins.extend(reordered(&all));
+        joins.sort();
+        joins.dedup();
+        for joined in &joins {
             add(inp.canaries.find(joined.as_bytes()), false);
             let alpha: Vec<u8> = joined
                 .bytes()
@@ -2426,6 +2526,75 @@ fn split_dns(
             );
         }
     }
+}
+
+/// Most fragments tried in every order when they carry no index (6! = 720 joins).
+const MAX_UNORDERED: usize = 6;
+
+/// A fragment's index, when it carries one: a label of digits only, or digits and `-`/`_` in
+/// front of its first label (`3-mzxw6`). Returns the index and the data labels without it.
+fn fragment_index(labels: &[String]) -> Option<(u32, Vec<String>)> {
+    if let Some(i) = labels
+        .iter()
+        .position(|l| !l.is_empty() && l.len() <= 4 && l.bytes().all(|b| b.is_ascii_digit()))
+    {
+        let n = labels[i].parse().ok()?;
+        let mut rest = labels.to_vec();
+        rest.remove(i);
+        return Some((n, rest));
+    }
+    let first = labels.first()?;
+    let (n, data) = first.split_once(['-', '_'])?;
+    if n.is_empty() || n.len() > 4 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut rest = labels.to_vec();
+    rest[0] = data.to_string();
+    Some((n.parse().ok()?, rest))
+}
+
+/// The fragments' data (labels in front of the shared suffix, one list per name) joined in the
+/// orders a sender could have shuffled them from: by the index each carries, else, for a few
+/// fragments, every order.
+fn reordered(data: &[Vec<String>]) -> Vec<String> {
+    if data.len() < 2 {
+        return Vec::new();
+    }
+    let indexed: Option<Vec<(u32, Vec<String>)>> = data.iter().map(|l| fragment_index(l)).collect();
+    if let Some(mut ix) = indexed {
+        ix.sort_by_key(|(n, _)| *n);
+        return vec![
+            ix.iter()
+                .flat_map(|(_, l)| l.iter().map(String::as_str))
+                .collect(),
+        ];
+    }
+    if data.len() > MAX_UNORDERED {
+        return Vec::new();
+    }
+    let parts: Vec<String> = data.iter().map(|l| l.concat()).collect();
+    let mut out = Vec::new();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    // Heap's algorithm: every permutation once.
+    let mut c = vec![0usize; order.len()];
+    out.push(order.iter().map(|&i| parts[i].as_str()).collect::<String>());
+    let mut i = 1;
+    while i < order.len() {
+        if c[i] < i {
+            if i % 2 == 0 {
+                order.swap(0, i);
+            } else {
+                order.swap(c[i], i);
+            }
+            out.push(order.iter().map(|&i| parts[i].as_str()).collect::<String>());
+            c[i] += 1;
+            i = 1;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Rewrites an egress observation to list every destination seen (HTTP requests and TLS names
@@ -3082,6 +3251,27 @@ mod tests {
         assert!(is_egress(&other, &eph));
     }
 
+    #[test]
+    fn dns_fragments_are_joined_by_their_index_or_in_every_order() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        // Shuffled, each with an index label: one join, in index order.
+        assert_eq!(
+            reordered(&[l(&["cc", "2"]), l(&["aa", "0"]), l(&["bb", "1"])]),
+            ["aabbcc"]
+        );
+        // An index in front of the data.
+        assert_eq!(reordered(&[l(&["1-bb"]), l(&["0_aa"])]), ["aabb"]);
+        // No index: every order of three.
+        let mut all = reordered(&[l(&["cc"]), l(&["aa"]), l(&["bb"])]);
+        all.sort();
+        assert_eq!(
+            all,
+            ["aabbcc", "aaccbb", "bbaacc", "bbccaa", "ccaabb", "ccbbaa"]
+        );
+        assert_eq!(reordered(&vec![l(&["x"]); 7]).len(), 0);
+        assert_eq!(reordered(&vec![l(&["x"]); 6]).len(), 720);
+    }
+
     fn call(name: &str, n: u32, start: f64, end: f64) -> CallRecord {
         CallRecord {
             target: Target::Tool,
@@ -3133,6 +3323,53 @@ mod tests {
             ]
         );
         assert_eq!(phases[2], Phase::After(0));
+    }
+
+    #[test]
+    fn a_thread_a_call_started_is_charged_to_it_inside_a_later_calls_window() {
+        let calls = vec![
+            call("open_notes", 1, 10.0, 11.0),
+            call("save_note", 1, 12.0, 13.0),
+        ];
+        let mut evs = events(&[
+            // A tool body on worker thread 8 (of process 7) starts thread 9, which waits.
+            r#"8 10.5 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            // The main thread starts thread 10, which works at once: a runtime's worker.
+            r#"7 10.6 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 10"#,
+            r#"10 10.7 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+            r#"9 12.5 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
+            r#"10 12.6 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+        ]);
+        // Thread 8 is a worker the main thread started at startup.
+        let mut all = events(&[r#"7 5.0 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 8"#]);
+        all.append(&mut evs);
+        let phases = attribute(&mut all, &calls, 6.0);
+        assert_eq!(phases[4], Phase::After(0), "{}", all[4].phase);
+        assert!(
+            all[4]
+                .phase
+                .contains("by a thread started during call:open_notes#1")
+        );
+        assert!(all[4].phase.contains("while call:save_note#1 ran"));
+        assert_eq!(
+            phases[5],
+            Phase::Call(1),
+            "the runtime's worker serves the next call"
+        );
+    }
+
+    #[test]
+    fn a_pool_started_in_a_batch_during_a_call_serves_later_calls() {
+        let calls = vec![call("a", 1, 10.0, 11.0), call("b", 1, 12.0, 13.0)];
+        let mut evs = events(&[
+            r#"7 10.500 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 20"#,
+            r#"7 10.501 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 21"#,
+            r#"7 10.502 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 22"#,
+            r#"7 10.503 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 23"#,
+            r#"22 12.5 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
+        ]);
+        let phases = attribute(&mut evs, &calls, 6.0);
+        assert_eq!(phases[4], Phase::Call(1));
     }
 
     fn exec_findings(lines: &[&str]) -> Vec<Finding> {
@@ -3192,7 +3429,9 @@ mod tests {
         let mut evs = events(&[
             r#"7 10.1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 20"#,
             r#"20 10.2 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 21"#,
+            // A runtime's worker thread, working in the call that started it, serves the next.
             r#"7 10.3 clone3({flags=CLONE_VM|CLONE_THREAD}, 88) = 9"#,
+            r#"9 10.4 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
             r#"20 10.9 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
             r#"21 12.5 openat(AT_FDCWD</>, "/home/sandbox/.ssh/id_rsa", O_RDONLY) = 3</home/sandbox/.ssh/id_rsa>"#,
             r#"9 12.6 openat(AT_FDCWD</>, "/etc/hosts", O_RDONLY) = 3</etc/hosts>"#,
@@ -3202,6 +3441,7 @@ mod tests {
         assert_eq!(
             labels,
             [
+                "call:sync#1",
                 "call:sync#1",
                 "call:sync#1",
                 "call:sync#1",
@@ -3414,8 +3654,10 @@ mod tests {
             .collect();
         let f = leaks_in(&names, &c);
         assert_eq!(f.len(), 1, "{f:?}");
+        // Put back in order by the index each name carries (split_dns) before the pieces
+        // search would see it.
         assert!(
-            f[0].observation.contains("cut into pieces"),
+            f[0].observation.contains("DNS names, split across queries"),
             "{}",
             f[0].observation
         );

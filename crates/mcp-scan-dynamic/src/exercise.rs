@@ -184,10 +184,13 @@ pub struct ClientProfile {
 }
 
 impl Default for ClientProfile {
+    /// VS Code's: it advertises roots, sampling and elicitation, so a server that waits for a
+    /// client able to answer its own requests (and checks the name against the capabilities)
+    /// gets one, and its requests are answered (see client.rs).
     fn default() -> Self {
-        Self::named("claude-desktop").unwrap_or_else(|| ClientProfile {
-            name: "claude-ai".into(),
-            version: "0.1.0".into(),
+        Self::named("vscode").unwrap_or_else(|| ClientProfile {
+            name: "Visual Studio Code".into(),
+            version: "1.104.1".into(),
             title: None,
             capabilities: serde_json::json!({}),
         })
@@ -197,7 +200,7 @@ impl Default for ClientProfile {
 impl ClientProfile {
     /// The names `--client` accepts.
     pub const NAMES: &'static [&'static str] =
-        &["claude-desktop", "claude-code", "cursor", "vscode"];
+        &["vscode", "claude-desktop", "claude-code", "cursor"];
 
     /// What common clients send (as they introduce themselves in their initialize requests).
     pub fn named(name: &str) -> Option<Self> {
@@ -219,7 +222,7 @@ impl ClientProfile {
                 "Visual Studio Code",
                 "1.104.1",
                 None,
-                serde_json::json!({"roots": {"listChanged": true}}),
+                serde_json::json!({"roots": {"listChanged": true}, "sampling": {}, "elicitation": {}}),
             ),
             _ => return None,
         };
@@ -231,7 +234,9 @@ impl ClientProfile {
         })
     }
 
-    fn client_info(&self) -> rmcp::model::ClientConfig {
+    /// The initialize request's params exactly as the client sends them (the wire shim puts
+    /// these on the wire, whatever rmcp's types would make of the capabilities).
+    pub fn initialize_params(&self) -> Value {
         let mut info = serde_json::json!({
             "protocolVersion": "2025-06-18",
             "capabilities": self.capabilities,
@@ -240,7 +245,11 @@ impl ClientProfile {
         if let Some(t) = &self.title {
             info["clientInfo"]["title"] = Value::String(t.clone());
         }
-        serde_json::from_value(info).unwrap_or_default()
+        info
+    }
+
+    pub(crate) fn client_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(self.initialize_params()).unwrap_or_default()
     }
 }
 
@@ -273,6 +282,12 @@ impl Pacing {
     /// background activity is told apart from.
     pub fn probe_gap(&mut self) -> Duration {
         Duration::ZERO
+    }
+    /// Between repeat calls in a soak round: seconds, as a person reads one answer before the
+    /// next request (a server that acts only on calls spaced like that sees them here; the
+    /// default run, without `--soak`, keeps its short gaps).
+    pub fn human_gap(&mut self) -> Duration {
+        self.between(1500, 4000)
     }
     /// Before soak round `n` (1-based): growing delays, so triggers set on minutes fire.
     pub fn soak_delay(&mut self, n: u32) -> Duration {
@@ -349,7 +364,14 @@ where
         out: out.clone(),
     };
     // What rmcp writes is reshaped into a common client's exact messages (wire.rs).
-    let mut ex = session((tee, crate::wire::shim(write)), cfg, alive, false).await;
+    let init = cfg.client.initialize_params();
+    let mut ex = session(
+        (tee, crate::wire::shim(write, Some(init))),
+        cfg,
+        alive,
+        false,
+    )
+    .await;
     if let Ok(mut o) = out.lock() {
         ex.server_messages = std::mem::take(&mut *o);
     }
@@ -414,7 +436,12 @@ where
     let mut pacing = cfg.pacing.clone();
     let client = match tokio::time::timeout(
         cfg.startup_timeout,
-        cfg.client.client_info().serve(transport),
+        crate::client::Client {
+            profile: cfg.client.clone(),
+            project: cfg.style.work.clone(),
+            seed: cfg.style.seed,
+        }
+        .serve(transport),
     )
     .await
     {
@@ -584,10 +611,20 @@ where
             if std::time::Instant::now() >= until {
                 break;
             }
-            for tool in &tools {
+            for (k, tool) in tools.iter().enumerate() {
                 let Some(name) = tool.get("name").and_then(Value::as_str) else {
                     continue;
                 };
+                if k > 0 {
+                    let gap = pacing
+                        .as_mut()
+                        .map_or(Duration::from_millis(1500), Pacing::human_gap);
+                    let left = until.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        break 'soak;
+                    }
+                    tokio::time::sleep(gap.min(left)).await;
+                }
                 let Some(valid) = ex
                     .calls
                     .iter()

@@ -17,6 +17,28 @@ pub const MARKER_WORDS: &[&str] = &[
     "archive", "budget", "photos", "release", "meeting",
 ];
 
+/// The run's probe-marker prefix: a marker word and a pronounceable made-up name (`ledgertovami`).
+/// Consonants that are not hex digits alternate with vowels, so no run of hex digits shows.
+pub fn marker_prefix(seed: u64) -> String {
+    let mut r = crate::identity::Rng::new(seed ^ 0x3a4c);
+    loop {
+        let mut s = (*r.pick(MARKER_WORDS)).to_string();
+        for _ in 0..3 {
+            s.push(*r.pick(&[
+                'g', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z',
+            ]));
+            s.push(*r.pick(&['a', 'i', 'o', 'u']));
+        }
+        // Joined letters can spell a word a wary server looks for (`notes` + `ta`...).
+        if !["test", "scan", "mcp", "probe", "canary"]
+            .iter()
+            .any(|w| s.contains(w))
+        {
+            return s;
+        }
+    }
+}
+
 /// How valid values look in one run: paths under the run's workspace, and plausible strings
 /// picked from the seed (not the same `hello` and `example.com` every run).
 #[derive(Debug, Clone)]
@@ -92,32 +114,103 @@ pub struct CallInput {
     pub probe_kind: Option<ProbeKind>,
 }
 
+/// A key's words: `start_date`, `startDate` and `start-date` all give `start`, `date`.
+fn key_words(key: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in key.chars() {
+        if !ch.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+        cur.push(ch.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// Whether one of `key`'s words is a date word (`start_date`, `dueDate`, `birthdate`; not
+/// `update`, `validate` or `candidate`, which only end in the letters).
+fn is_date_key(words: &[String]) -> bool {
+    const NOT: &[&str] = &[
+        "update",
+        "validate",
+        "candidate",
+        "invalidate",
+        "mandate",
+        "accommodate",
+    ];
+    words
+        .iter()
+        .any(|w| w == "dates" || (w.ends_with("date") && !NOT.contains(&w.as_str())))
+}
+
+/// Keys whose value is something a person types as prose: a sentence or several words.
+const PROSE_KEYS: &[&str] = &[
+    "text",
+    "message",
+    "msg",
+    "content",
+    "body",
+    "note",
+    "notes",
+    "comment",
+    "description",
+    "prompt",
+    "question",
+    "instructions",
+    "instruction",
+    "task",
+    "reason",
+    "feedback",
+    "thought",
+    "input",
+    "request",
+    "details",
+    "context",
+];
+const TITLE_KEYS: &[&str] = &[
+    "title", "subject", "summary", "headline", "caption", "topic",
+];
+
 fn key_hint(key: &str) -> Option<Value> {
     let k = key.to_ascii_lowercase();
+    let words = key_words(key);
     let has = |w: &str| k.contains(w);
-    if has("url") || has("uri") || has("endpoint") || has("link") || has("website") {
+    let word = |w: &str| words.iter().any(|x| x == w);
+    if has("url") || word("uri") || word("endpoint") || word("link") || has("website") {
         return Some(json!(pick_url(key)));
     }
     if has("path") || has("file") || k == "filename" {
         return Some(json!(format!("{}/{}", work_dir(), pick(FILES, key))));
     }
-    if has("dir") || has("folder") || k == "root" {
+    if word("dir") || word("dirs") || has("directory") || has("folder") || k == "root" {
         return Some(json!(work_dir()));
     }
     if has("email") {
         return Some(json!(pick_or("user@example.com", EMAILS, key)));
     }
     if has("timezone") || k == "tz" {
-        return Some(json!("UTC"));
+        return Some(json!(pick_or("UTC", ZONES, key)));
     }
-    if has("host") || has("domain") {
+    if word("host") || word("hostname") || word("domain") {
         return Some(json!(pick_host(key)));
     }
-    if has("query") || has("search") || k == "q" {
-        return Some(json!(pick_word(key)));
+    if has("query") || has("search") || k == "q" || word("keywords") {
+        return Some(json!(pick_or("hello", QUERIES, key)));
     }
     if has("command") || k == "cmd" {
-        return Some(json!("echo hello"));
+        return Some(json!(pick_or("echo hello", COMMANDS, key)));
     }
     if has("expression") || has("expr") || has("formula") {
         return Some(json!("2 + 3"));
@@ -125,11 +218,60 @@ fn key_hint(key: &str) -> Option<Value> {
     if k == "time" {
         return Some(json!("12:00"));
     }
-    if has("date") {
+    if is_date_key(&words) {
         return Some(json!(recent_date(key, false)));
+    }
+    if word("city") || word("location") || word("place") || word("town") {
+        return Some(json!(pick_or("hello", CITIES, key)));
+    }
+    if word("branch") {
+        return Some(json!("main"));
+    }
+    if word("language") || word("lang") || word("locale") {
+        return Some(json!("en"));
+    }
+    if word("currency") {
+        return Some(json!(pick_or("USD", &["EUR", "USD", "GBP"], key)));
+    }
+    // The last word names what the value is: `commit_message` is prose, `note_id` an id.
+    let head = words.last().map_or("", String::as_str);
+    if TITLE_KEYS.contains(&head) {
+        return Some(json!(pick_or("hello", TITLES, key)));
+    }
+    if PROSE_KEYS.contains(&head) {
+        return Some(json!(pick_or("hello", SENTENCES, key)));
     }
     None
 }
+
+// What a person's agent passes: ordinary words, no shell or markup characters, nothing a
+// scanner's corpus would hold (`hello`, `test`, `example.com`).
+const QUERIES: &[&str] = &[
+    "quarterly budget",
+    "berlin offsite hotels",
+    "onboarding checklist",
+    "unpaid invoices",
+    "release notes",
+    "kubernetes upgrade plan",
+    "team lunch friday",
+];
+const TITLES: &[&str] = &[
+    "Quarterly budget review",
+    "Offsite planning in Berlin",
+    "Update the onboarding checklist",
+    "Follow up on unpaid invoices",
+    "Release notes for the next version",
+];
+const SENTENCES: &[&str] = &[
+    "Please summarise the notes from the planning meeting on Tuesday.",
+    "Remind the team that the quarterly budget review moved to Thursday.",
+    "Draft a short reply thanking Anna for the updated roadmap.",
+    "Find the invoices from last month that are still unpaid.",
+    "List what changed in the onboarding checklist since the last release.",
+];
+const COMMANDS: &[&str] = &["ls -la", "pwd", "git status"];
+const CITIES: &[&str] = &["Berlin", "Lisbon", "Toronto", "Melbourne", "Amsterdam"];
+const ZONES: &[&str] = &["Europe/Berlin", "America/New_York", "Europe/London"];
 
 /// The stock value for the unseeded style (tests, remote listings); a pick of `seeded` else.
 fn pick_or(stock: &'static str, seeded: &[&'static str], key: &str) -> &'static str {
@@ -363,24 +505,71 @@ pub fn valid_value(
             {
                 return v;
             }
-            if let Some(v) = key_hint(key) {
-                return v;
-            }
             let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
             let max = schema
                 .get("maxLength")
                 .and_then(Value::as_u64)
                 .map(|m| m as usize);
+            let hinted = key_hint(key).or_else(|| prose_by_description(key, schema));
+            if let Some(v) = hinted
+                && v.as_str()
+                    .is_none_or(|s| max.is_none_or(|m| s.len() <= m) && s.len() >= min)
+            {
+                return v;
+            }
             let mut s = pick_word(key).to_string();
             if max.is_some_and(|m| s.len() > m) {
-                s = "hello".to_string();
+                s = "memo".to_string();
             }
+            // Padded with words, not a run of one letter.
             while s.len() < min {
-                s.push('x');
+                s.push_str(" notes");
             }
             json!(s)
         }
     }
+}
+
+/// Prose for a string whose own description says it is text a person writes.
+fn prose_by_description(key: &str, schema: &Map<String, Value>) -> Option<Value> {
+    let d = schema.get("description")?.as_str()?.to_ascii_lowercase();
+    let says = |w: &str| {
+        d.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|x| x == w)
+    };
+    // A name, an id or a piece of a query is one token, whatever else the description says
+    // ("Name of the table to describe").
+    let token = [
+        "name",
+        "names",
+        "id",
+        "ids",
+        "identifier",
+        "key",
+        "table",
+        "column",
+        "sql",
+        "path",
+        "url",
+        "code",
+        "symbol",
+        "slug",
+    ];
+    if token.iter().any(|w| says(w)) {
+        return None;
+    }
+    if says("search") || says("keywords") {
+        return Some(json!(pick_or("hello", QUERIES, key)));
+    }
+    if [
+        "text", "message", "question", "prompt", "sentence", "natural",
+    ]
+    .iter()
+    .any(|w| says(w))
+    {
+        return Some(json!(pick_or("hello", SENTENCES, key)));
+    }
+    None
 }
 
 fn valid_object(
@@ -477,7 +666,7 @@ pub fn prompt_arguments(args: &[Value]) -> Map<String, Value> {
         if let Some(name) = a.get("name").and_then(Value::as_str) {
             out.insert(
                 name.to_string(),
-                key_hint(name).unwrap_or_else(|| json!("hello")),
+                key_hint(name).unwrap_or_else(|| json!(pick_word(name))),
             );
         }
     }
@@ -609,5 +798,119 @@ mod tests {
             calls[0].arguments["cfg"]["url"],
             json!("http://example.com/")
         );
+    }
+
+    #[test]
+    fn date_hint_takes_date_words_not_update_or_validate() {
+        assert!(is_date_key(&key_words("start_date")));
+        assert!(is_date_key(&key_words("dueDate")));
+        assert!(is_date_key(&key_words("birthdate")));
+        assert!(!is_date_key(&key_words("update")));
+        assert!(!is_date_key(&key_words("auto_update")));
+        assert!(!is_date_key(&key_words("validate")));
+        assert!(!is_date_key(&key_words("candidate_id")));
+        assert_eq!(key_words("imageURL-path"), ["image", "url", "path"]);
+        assert_eq!(key_words("startDate"), ["start", "date"]);
+    }
+
+    /// What a server waiting for a person's input checks: prose is several ordinary words, and
+    /// nothing holds a scanner's words, a hex run, shell or markup characters or a stock value.
+    fn looks_typed(v: &str) -> Result<(), String> {
+        let l = v.to_ascii_lowercase();
+        for w in [
+            "mcp", "scan", "canary", "probe", "test", "example.", "hello", "169.254", "../",
+            "<script",
+        ] {
+            if l.contains(w) {
+                return Err(format!("{v}: holds {w}"));
+            }
+        }
+        if v.chars().any(|c| "$`;|&<>{}\\*!".contains(c)) {
+            return Err(format!("{v}: shell characters"));
+        }
+        let mut run = 0;
+        for c in l.chars() {
+            run = if c.is_ascii_hexdigit() { run + 1 } else { 0 };
+            if run >= 6 {
+                return Err(format!("{v}: hex run"));
+            }
+        }
+        if v.len() > 200 {
+            return Err(format!("{v}: too long"));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn seeded_first_calls_look_typed_by_a_person_and_prose_is_several_words() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {
+                "message": {"type": "string"},
+                "title": {"type": "string"},
+                "query": {"type": "string"},
+                "city": {"type": "string"},
+                "command": {"type": "string"},
+                "site": {"type": "string", "format": "uri"},
+                "host": {"type": "string"},
+                "contact_email": {"type": "string"},
+                "last_update": {"type": "string"},
+                "body": {"type": "string", "minLength": 3},
+                "what": {"type": "string", "description": "The question to answer"},
+                "label": {"type": "string", "minLength": 12},
+                "note_id": {"type": "string"},
+                "table_name": {"type": "string", "description": "Name of the table to describe"}
+            }
+        }));
+        for seed in 1..40u64 {
+            let style = InputStyle {
+                work: "/home/maria/projects/ledger".into(),
+                seed,
+            };
+            let a = &synthesize_with(&s, &[], &style, &|i| i.to_string())[0].arguments;
+            for (k, v) in a {
+                let v = v.as_str().expect("string");
+                looks_typed(v).unwrap_or_else(|e| panic!("seed {seed} {k}: {e}"));
+            }
+            for k in ["message", "body", "what"] {
+                let n = a[k].as_str().map_or(0, |v| v.split_whitespace().count());
+                assert!(n >= 4, "seed {seed} {k}: {}", a[k]);
+            }
+            assert!(
+                a["query"].as_str().is_some_and(|q| q.contains(' ')),
+                "{}",
+                a["query"]
+            );
+            // Ids and names are one word, not prose, whatever their descriptions say.
+            for k in ["note_id", "table_name"] {
+                assert!(
+                    !a[k].as_str().is_some_and(|q| q.contains(' ')),
+                    "{k}: {}",
+                    a[k]
+                );
+            }
+            // `last_update` is not a date.
+            assert!(
+                !a["last_update"]
+                    .as_str()
+                    .is_some_and(|d| d.starts_with("20"))
+            );
+            assert!(
+                a["label"]
+                    .as_str()
+                    .is_some_and(|l| l.len() >= 12 && !l.contains("xx"))
+            );
+        }
+    }
+
+    #[test]
+    fn probe_marker_prefixes_hold_no_hex_run_and_differ_per_run() {
+        let a = marker_prefix(1);
+        assert_ne!(a, marker_prefix(2));
+        for seed in 0..200u64 {
+            let m = format!("{}12a", marker_prefix(seed));
+            looks_typed(&m).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert!(m.len() >= 12, "{m}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod canary;
+pub mod client;
 pub mod contain;
 pub mod detect;
 pub mod events;
@@ -169,15 +170,6 @@ fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
 /// server again without the tracer when the first run saw it look for a sandbox or a tracer.
 pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
     let seed = opts.seed.unwrap_or_else(identity::random_seed);
-    let mut outcome = scan_once(opts, seed)?;
-    let r019 = outcome
-        .report
-        .findings()
-        .any(|f| f.rule_id == rules::RuleId::SandboxProbe.id());
-    let Some(why) = second_run::reason(opts.second_run, opts.traced, r019, &outcome.tracer_tells)
-    else {
-        return Ok(outcome);
-    };
     let again = DynamicOptions {
         traced: false,
         seed: Some(seed),
@@ -187,14 +179,46 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
         second_run: second_run::SecondRun::Never,
         ..opts.clone()
     };
+    // `always` knows before the traced run that the untraced one is due: both run at once (each
+    // in its own sandbox), so its time is not added to the scan's. `auto` decides from what the
+    // traced run saw, so it can only follow it.
+    let concurrent = opts.traced && opts.second_run == second_run::SecondRun::Always;
     let started = std::time::Instant::now();
-    match scan_once(&again, seed) {
+    let (first, early) = if concurrent {
+        std::thread::scope(|s| {
+            let h = s.spawn(|| scan_once(&again, seed));
+            let first = scan_once(opts, seed);
+            let second = h
+                .join()
+                .unwrap_or_else(|_| Err(DynamicError::Other("the untraced run panicked".into())));
+            (first, Some(second))
+        })
+    } else {
+        (scan_once(opts, seed), None)
+    };
+    let mut outcome = first?;
+    let r019 = outcome
+        .report
+        .findings()
+        .any(|f| f.rule_id == rules::RuleId::SandboxProbe.id());
+    let Some(why) = second_run::reason(opts.second_run, opts.traced, r019, &outcome.tracer_tells)
+    else {
+        return Ok(outcome);
+    };
+    let (second, started, alongside) = match early {
+        Some(r) => (r, started, ", alongside the traced run"),
+        None => {
+            let started = std::time::Instant::now();
+            (scan_once(&again, seed), started, "")
+        }
+    };
+    match second {
         Ok(u) => {
             let added = second_run::merge(&mut outcome.report, &u.report, &why);
             outcome.captures.extend(u.captures);
             // Not a report diagnostic: a warning would make every such report INCOMPLETE.
             outcome.second_run = Some(format!(
-                "second run without the tracer ({why}): {:.1}s, {added} finding(s) added",
+                "second run without the tracer ({why}{alongside}): {:.1}s, {added} finding(s) added",
                 started.elapsed().as_secs_f64()
             ));
         }
@@ -360,16 +384,9 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         .enable_all()
         .build()
         .map_err(|e| io("cannot start the async runtime", e))?;
-    // Markers look like data (a word and a few hex digits), different every run: a fixed
-    // literal is a probe's signature.
-    let marker_prefix = {
-        let mut r = identity::Rng::new(seed ^ 0x3a4c);
-        format!(
-            "{}{}",
-            r.pick(inputs::MARKER_WORDS),
-            &canaries.canaries[0].token[..6]
-        )
-    };
+    // Markers look like data (a word and a made-up name), different every run: a fixed literal
+    // is a probe's signature, and so is a run of hex digits.
+    let marker_prefix = inputs::marker_prefix(seed);
     let cfg = exercise::ExerciseConfig {
         timeout: opts.timeout,
         startup_timeout: opts.startup_timeout,

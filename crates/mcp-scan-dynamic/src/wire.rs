@@ -31,12 +31,57 @@ fn ordered(o: &Map<String, Value>, order: &[&str]) -> String {
     format!("{{{}}}", parts.join(","))
 }
 
+/// Initialize's params in the order the clients write them: `protocolVersion`, `capabilities`
+/// (`roots`, `sampling`, `elicitation`, as the clients added them), `clientInfo` (`name`,
+/// `version`, `title`).
+fn initialize_params(p: &Map<String, Value>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let key = |k: &str| js(&Value::String(k.into()));
+    if let Some(v) = p.get("protocolVersion") {
+        parts.push(format!("{}:{}", key("protocolVersion"), js(v)));
+    }
+    match p.get("capabilities") {
+        Some(Value::Object(c)) => parts.push(format!(
+            "{}:{}",
+            key("capabilities"),
+            ordered(c, &["roots", "sampling", "elicitation"])
+        )),
+        Some(v) => parts.push(format!("{}:{}", key("capabilities"), js(v))),
+        None => {}
+    }
+    match p.get("clientInfo") {
+        Some(Value::Object(c)) => parts.push(format!(
+            "{}:{}",
+            key("clientInfo"),
+            ordered(c, &["name", "version", "title"])
+        )),
+        Some(v) => parts.push(format!("{}:{}", key("clientInfo"), js(v))),
+        None => {}
+    }
+    for (k, v) in p {
+        if !["protocolVersion", "capabilities", "clientInfo"].contains(&k.as_str()) {
+            parts.push(format!("{}:{}", key(k), js(v)));
+        }
+    }
+    format!("{{{}}}", parts.join(","))
+}
+
 /// One JSON-RPC message as the TypeScript SDK writes it (`line` without its newline). Anything
 /// that is not a JSON object is passed through unchanged.
 pub fn rewrite(line: &str) -> String {
+    rewrite_with(line, None)
+}
+
+/// [`rewrite`], with initialize's params replaced by `init` (the profile's exact params).
+pub fn rewrite_with(line: &str, init: Option<&Value>) -> String {
     let Ok(Value::Object(mut m)) = serde_json::from_str::<Value>(line) else {
         return line.to_string();
     };
+    if let Some(init) = init
+        && m.get("method").and_then(Value::as_str) == Some("initialize")
+    {
+        m.insert("params".into(), init.clone());
+    }
     if let Some(Value::Object(p)) = m.get_mut("params") {
         if let Some(Value::Object(meta)) = p.get_mut("_meta") {
             meta.remove("progressToken");
@@ -51,7 +96,7 @@ pub fn rewrite(line: &str) -> String {
     let method = m.get("method").and_then(Value::as_str).unwrap_or_default();
     let params = match m.get("params") {
         Some(Value::Object(p)) => Some(match method {
-            "initialize" => ordered(p, &["protocolVersion", "capabilities", "clientInfo"]),
+            "initialize" => initialize_params(p),
             "tools/call" => ordered(p, &["name", "arguments"]),
             "resources/read" => ordered(p, &["uri"]),
             "prompts/get" => ordered(p, &["name", "arguments"]),
@@ -82,7 +127,7 @@ pub fn rewrite(line: &str) -> String {
 
 /// A writer for rmcp whose lines reach `out` rewritten by [`rewrite`]. The forwarding task runs
 /// on the current runtime and ends when rmcp drops its end or `out` fails.
-pub fn shim<W>(out: W) -> tokio::io::DuplexStream
+pub fn shim<W>(out: W, init: Option<Value>) -> tokio::io::DuplexStream
 where
     W: AsyncWrite + Send + Unpin + 'static,
 {
@@ -91,7 +136,7 @@ where
         let mut out = out;
         let mut lines = tokio::io::BufReader::new(theirs).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            let msg = rewrite(&line);
+            let msg = rewrite_with(&line, init.as_ref());
             if out.write_all(format!("{msg}\n").as_bytes()).await.is_err()
                 || out.flush().await.is_err()
             {
@@ -156,5 +201,27 @@ mod tests {
         let a: Value = serde_json::from_str(line).expect("json");
         let b: Value = serde_json::from_str(&rewrite(line)).expect("json");
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn initialize_carries_the_profiles_exact_params() {
+        let profile = crate::exercise::ClientProfile::default();
+        let init = profile.initialize_params();
+        let line = rewrite_with(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{}}},"clientInfo":{"name":"x","version":"1"},"protocolVersion":"2025-06-18"}}"#,
+            Some(&init),
+        );
+        assert_eq!(
+            line,
+            r#"{"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{}},"clientInfo":{"name":"Visual Studio Code","version":"1.104.1"}},"jsonrpc":"2.0","id":0}"#
+        );
+        // Other messages are untouched by the override.
+        assert_eq!(
+            rewrite_with(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                Some(&init)
+            ),
+            r#"{"method":"tools/list","jsonrpc":"2.0","id":1}"#
+        );
     }
 }

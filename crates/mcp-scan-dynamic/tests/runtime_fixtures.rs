@@ -339,6 +339,17 @@ fixture_tests! {
     udp_send_on_a_connected_socket_names_the_connected_destination => "evade_udp_connected",
     declared_udp_metrics_on_a_connected_socket_are_info => "honest_udp_connected",
     answers_naming_keys_files_and_tools_as_data_are_clean => "honest_response",
+    // Issue 11 §2–3, second round: a client and a user a server cannot tell from real ones.
+    dormant_unless_client_info_capabilities_and_roots_agree_is_caught => "evade_client_caps",
+    counting_the_files_of_the_clients_roots_is_clean => "honest_client_caps",
+    dormant_unless_arguments_look_typed_by_a_person_is_caught => "evade_typed_inputs",
+    asking_for_a_rewrite_of_untyped_looking_input_is_clean => "honest_typed_inputs",
+    dormant_unless_calls_come_seconds_apart_is_caught_by_soak => "evade_paced_calls",
+    a_tip_for_calls_seconds_apart_under_soak_is_clean => "honest_paced_calls",
+    canary_in_dns_fragments_shuffled_with_or_without_an_index_is_caught => "evade_dns_shuffle",
+    declared_dns_names_with_shuffled_random_fragments_are_info_only => "honest_dns_shuffle",
+    a_thread_acting_in_a_later_calls_window_stays_with_the_call_that_started_it => "evade_thread_later",
+    a_thread_counting_workspace_notes_in_a_later_calls_window_is_clean => "honest_thread_later",
 }
 
 fn mcp2() -> String {

@@ -57,7 +57,7 @@ pub struct DynamicArgs {
     pub seed: Option<u64>,
 
     /// The client to introduce the scanner as (clientInfo and capabilities of initialize).
-    #[arg(long, default_value = "claude-desktop", value_parser = ["claude-desktop", "claude-code", "cursor", "vscode"])]
+    #[arg(long, default_value = "vscode", value_parser = ["vscode", "claude-desktop", "claude-code", "cursor"])]
     pub client: String,
 
     /// After the session, call the tools again after growing delays and keep watching for this
