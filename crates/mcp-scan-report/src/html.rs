@@ -57,26 +57,8 @@ fn snippet(s: &str) -> String {
 
 /// `'sha256-…'` for the CSP, so the page's own style and script run and nothing else does.
 fn csp_hash(body: &str) -> String {
-    const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let digest = Sha256::digest(body.as_bytes());
-    let mut out = String::from("'sha256-");
-    for chunk in digest.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(B64[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out.push('\'');
-    out
+    format!("'sha256-{}'", mcp_scan_core::codec::base64_encode(&digest))
 }
 
 fn sev_class(s: Severity) -> &'static str {
