@@ -170,6 +170,18 @@ fn corroboration_lines(report: &Report) -> String {
                     v["runs"][0]["properties"]["servers"][0]["trust"]
                 ));
             }
+            Format::Html => {
+                let corr = text.matches(r#"<span class="corroborated">"#).count();
+                let trust: Vec<&str> = text
+                    .split(r#"<td class="trust">"#)
+                    .skip(1)
+                    .filter_map(|t| t.split('<').next())
+                    .collect();
+                out.push_str(&format!(
+                    "corroborated findings = {corr}, trust cells = {}\n",
+                    trust.join(" ")
+                ));
+            }
             _ => {
                 for l in text.lines() {
                     let lower = l.to_lowercase();
