@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from select_npm import split as salted_split  # noqa: E402
 DIR = Path(os.environ.get("MCP_SCAN_REALWORLD_GO_DIR", "/tmp/mcp-realworld-go"))
 LIST = HERE / "go_files.tsv"
 COLS = ["repo", "pin", "path", "commit", "chars", "sha256"]
@@ -86,6 +88,9 @@ def main():
     splits = split_rows()
     lines = []
     for (repo, pin), split in sorted(splits.items()):
+        if split != salted_split(repo, prefix="go"):
+            print(f"split    {repo}: {split!r} but the salted hash puts it in {salted_split(repo, prefix='go')!r}", file=sys.stderr)
+            bad = 1
         d = DIR / "src" / dirname(repo, pin)
         if d.is_dir():
             lines.append(f"{split} {d}")

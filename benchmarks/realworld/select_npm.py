@@ -43,8 +43,10 @@ SDKS = ("@modelcontextprotocol/sdk", "fastmcp")
 LIBRARY_WORDS = re.compile(r"\b(sdk|framework|proxy|gateway|adapter|transport|inspector|library|evaluat\w*|bridge)\b", re.I)
 
 
-def split(name, salt=SALT):
-    return "ts-heldout" if int(hashlib.sha256((salt + name).encode()).hexdigest()[:8], 16) % 3 == 0 else "ts-dev"
+def split(name, salt=SALT, prefix="ts"):
+    # The Go rows use the same rule and salt with prefix "go" (fetch_go.py checks them).
+    half = "heldout" if int(hashlib.sha256((salt + name).encode()).hexdigest()[:8], 16) % 3 == 0 else "dev"
+    return f"{prefix}-{half}"
 
 
 def view(spec):
