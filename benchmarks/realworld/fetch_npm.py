@@ -76,8 +76,13 @@ def unpack(tgz, dest):
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    with tarfile.open(tgz, "r:gz") as t:
-        t.extractall(tmp, filter="data")
+    try:
+        with tarfile.open(tgz, "r:gz") as t:
+            t.extractall(tmp, filter="data")
+    except (tarfile.TarError, OSError):
+        # A member the data filter refuses (absolute path, `..`, a link out of the tree) fails the row.
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     # npm tarballs hold one top directory (usually `package/`).
     tops = list(tmp.iterdir())
     root = tops[0] if len(tops) == 1 and tops[0].is_dir() else tmp
@@ -103,7 +108,10 @@ def fetch(r, install):
         return "integrity mismatch (tarball moved aside)"
     src = DIR / "src" / name
     if not src.is_dir():
-        unpack(tgz, src)
+        try:
+            unpack(tgz, src)
+        except (tarfile.TarError, OSError) as e:
+            return f"refused to unpack: {e}"
     shipped = ships(src)
     msg = []
     if r["ships"] != shipped:
