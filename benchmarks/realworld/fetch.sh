@@ -42,8 +42,10 @@ fi
 split_tmp=$(mktemp)
 trap 'rm -f "$split_tmp"' EXIT
 fail=0
-while IFS=$'\t' read -r pkg ver split _entry _args _env deps; do
+while IFS=$'\t' read -r pkg ver split _entry _args _env deps eco _rest; do
   case $pkg in '#'*|'') continue ;; esac
+  # Rows of other ecosystems (npm, go) have their own fetchers (TS.md).
+  case ${eco:-pypi} in pypi) ;; *) continue ;; esac
   want=$("$py" -c 'import hashlib, sys; print("heldout" if int(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:8], 16) % 3 == 0 else "dev")' "$pkg")
   if [ "${split#unseen}" = "$split" ] && [ "$want" != "$split" ]; then
     echo "fetch.sh: $pkg is in split '$split' but its hash puts it in '$want'" >&2; fail=1

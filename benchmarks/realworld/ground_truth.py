@@ -10,6 +10,10 @@ reported so that someone counts its tools by hand from the source (source = "han
 from the server object built offline (source = "import": the package's venv imports the module
 that builds the server under `unshare -rn` and prints `list_tools()`; note says how).
 
+npm rows (ecosystem column, TS.md) run `node <fetch_npm.py's run copy>/<entry>` the same way (timeout
+20 s) and also keep the resources, resource templates and prompts they list; a server that answers
+initialize and lists no tool has none. Go rows are counted by hand (no toolchain here).
+
 usage: ground_truth.py --bin PATH [--only PKG ...] [--jobs N]
 """
 import argparse
@@ -23,6 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("MCP_SCAN_REALWORLD_DIR", "/tmp/mcp-realworld"))
+TS_CACHE = Path(os.environ.get("MCP_SCAN_REALWORLD_TS_DIR", "/tmp/mcp-realworld-ts"))
 
 
 def servers():
@@ -30,7 +35,7 @@ def servers():
     for line in (HERE / "servers.tsv").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        pkg, ver, split, entry, args, env = (line.split("\t") + ["-"] * 7)[:6]
+        pkg, ver, split, entry, args, env, _deps, eco, _pin, ships = (line.split("\t") + ["-"] * 10)[:10]
         rows.append(
             {
                 "package": pkg,
@@ -39,26 +44,45 @@ def servers():
                 "entry": entry,
                 "args": [] if args == "-" else args.split(" "),
                 "env": [] if env == "-" else env.split(" "),
+                "ecosystem": "pypi" if eco == "-" else eco,
+                "ships": ships,
             }
         )
     return rows
 
 
+def npm_dir(row):
+    return row["package"].removeprefix("@").replace("/", "__") + "-" + row["version"]
+
+
 def run_live(binary, row):
-    venv = CACHE / "venv" / row["package"]
-    if not (venv / ".installed").exists():
-        return None, "not installed (run fetch.sh --venv)"
-    entry = row["entry"]
-    if entry == "-":
-        return None, "no console script"
-    # `python -m module` entries are written `-m:module`.
-    if entry.startswith("-m:"):
-        cmd = [str(venv / "bin" / "python"), "-m", entry[3:]]
+    if row["ecosystem"] == "go":
+        # No Go toolchain and no module proxy here: Go servers are counted by hand (TS.md).
+        return None, "Go servers cannot be built here"
+    if row["ecosystem"] == "npm":
+        # fetch_npm.py's copy with production dependencies, started by the host's node.
+        run = TS_CACHE / "run" / npm_dir(row)
+        if not (run / ".installed").exists():
+            return None, "not installed (run fetch_npm.py)"
+        cmd = ["node", str(run / row["entry"])]
+        out = TS_CACHE / "gt" / npm_dir(row)
+        timeout = "20"
     else:
-        cmd = [str(venv / "bin" / entry)]
-    out = CACHE / "gt" / row["package"]
+        venv = CACHE / "venv" / row["package"]
+        if not (venv / ".installed").exists():
+            return None, "not installed (run fetch.sh --venv)"
+        entry = row["entry"]
+        if entry == "-":
+            return None, "no console script"
+        # `python -m module` entries are written `-m:module`.
+        if entry.startswith("-m:"):
+            cmd = [str(venv / "bin" / "python"), "-m", entry[3:]]
+        else:
+            cmd = [str(venv / "bin" / entry)]
+        out = CACHE / "gt" / row["package"]
+        timeout = "10"
     subprocess.run(["rm", "-rf", str(out)], check=False)
-    argv = [binary, "dynamic", "--untraced", "--no-probes", "--calls", "1", "--timeout", "10",
+    argv = [binary, "dynamic", "--untraced", "--no-probes", "--calls", "1", "--timeout", timeout,
             "--startup-timeout", "120", "--out-dir", str(out)]
     for kv in row["env"]:
         argv += ["--env", kv]
@@ -72,6 +96,15 @@ def run_live(binary, row):
         return None, "no manifest (server did not start)"
     m = json.loads(manifest.read_text())
     tools = sorted(t["name"] for t in m.get("tools") or [])
+    if row["ecosystem"] != "pypi":
+        # npm rows also keep what else the server lists (resources, templates, prompts).
+        extra = {k: sorted(x.get("uri") or x.get("uriTemplate") or x.get("name", "") for x in m.get(k) or [])
+                 for k in ("resources", "resource_templates", "prompts")}
+        if not tools and m.get("server_info"):
+            # A server that answered initialize and listed no tool (a relay, a client) has none.
+            return ([], extra), None
+        if tools:
+            return (tools, extra), None
     if not tools:
         err = (out / "stderr.log").read_text(errors="replace").strip().splitlines()[-1:] if (out / "stderr.log").exists() else []
         return None, "listed no tools" + (f": {err[0][:160]}" if err else "")
@@ -100,6 +133,10 @@ def write(gt, rows):
         lines.append(f"[servers.{toml_str(row['package'])}]")
         lines.append(f"version = {toml_str(row['version'])}")
         lines.append(f"split = {toml_str(row['split'])}")
+        if e.get("ecosystem"):
+            lines.append(f"ecosystem = {toml_str(e['ecosystem'])}")
+        if e.get("ships"):
+            lines.append(f"ships = {toml_str(e['ships'])}")
         lines.append(f"source = {toml_str(e['source'])}")
         if e.get("note"):
             lines.append(f"note = {toml_str(e['note'])}")
@@ -107,6 +144,9 @@ def write(gt, rows):
         for t in e["tools"]:
             lines.append(f"  {toml_str(t)},")
         lines.append("]")
+        for k in ("resources", "resource_templates", "prompts"):
+            if e.get(k):
+                lines.append(f"{k} = [" + ", ".join(toml_str(x) for x in e[k]) + "]")
         lines.append("")
     (HERE / "ground_truth.toml").write_text("\n".join(lines))
 
@@ -126,9 +166,14 @@ def main():
     missing = []
     for r in todo:
         tools, why = results[r["package"]]
+        extra = {}
+        if isinstance(tools, tuple):
+            tools, extra = tools
         if tools is not None:
             gt[r["package"]] = {"source": "live", "tools": tools,
                                 "note": "tools/list in the sandbox" + (" with dummy " + " ".join(kv.split("=")[0] for kv in r["env"]) if r["env"] else "")}
+            if r["ecosystem"] != "pypi":
+                gt[r["package"]].update(ecosystem=r["ecosystem"], ships=r["ships"], **extra)
             print(f"live  {r['package']:40} {len(tools)} tools")
         elif gt.get(r["package"], {}).get("source") in ("hand", "import"):
             print(f"{gt[r['package']]['source']:5} {r['package']:40} {len(gt[r['package']]['tools'])} tools ({why})")

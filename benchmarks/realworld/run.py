@@ -7,8 +7,9 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|unseen5[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
-(--totals: totals per split only, for a held-out half whose per-package results are not to be read)
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|unseen5[-dev|-heldout]|ts[-dev|-heldout]|go[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
+(--totals: totals per split only, for a held-out half whose per-package results are not to be read;
+`all` is every PyPI split; the npm and Go corpora (TS.md) are `ts` and `go`)
 """
 import argparse
 import concurrent.futures
@@ -25,12 +26,28 @@ AT_LEAST_MEDIUM = ("CRITICAL", "HIGH", "MEDIUM")
 TIMEOUT = int(os.environ.get("MCP_SCAN_REALWORLD_TIMEOUT", "900"))
 
 
+# npm and Go rows (TS.md) live in caches of their own, laid out like the PyPI one ($DIR/src/<name>-<ver>).
+ECO_CACHE = {
+    "pypi": CACHE,
+    "npm": Path(os.environ.get("MCP_SCAN_REALWORLD_TS_DIR", "/tmp/mcp-realworld-ts")),
+    "go": Path(os.environ.get("MCP_SCAN_REALWORLD_GO_DIR", "/tmp/mcp-realworld-go")),
+}
+
+
+def dirname(pkg, ver):
+    # Scoped npm names and Go module paths (`@scope/name`, `owner/repo`) as one directory name;
+    # PyPI names are unchanged.
+    return pkg.removeprefix("@").replace("/", "__") + "-" + ver
+
+
 def rows():
     out = []
     for line in (HERE / "servers.tsv").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            pkg, ver, split = line.split("\t")[:3]
-            out.append((pkg, ver, split))
+            f = line.split("\t")
+            pkg, ver, split = f[:3]
+            eco = f[7] if len(f) > 7 and f[7] != "-" else "pypi"
+            out.append((pkg, ver, split, eco))
     return out
 
 
@@ -57,10 +74,11 @@ def judge(judgements, key):
     return "?", ""
 
 
-def scan(binary, pkg, ver):
-    src = CACHE / "src" / f"{pkg}-{ver}"
+def scan(binary, pkg, ver, eco="pypi"):
+    src = ECO_CACHE[eco] / "src" / dirname(pkg, ver)
     if not src.is_dir():
-        return {"error": f"missing {src} (run fetch.sh)"}
+        fetcher = {"pypi": "fetch.sh", "npm": "fetch_npm.py", "go": "fetch_go.py"}[eco]
+        return {"error": f"missing {src} (run {fetcher})"}
     try:
         p = subprocess.run([binary, "behavioral", str(src), "--no-llm", "-f", "raw", "--server-name", pkg],
                            capture_output=True, text=True, timeout=TIMEOUT, check=False)
@@ -80,7 +98,8 @@ def main():
     ap.add_argument("--split", default="all", choices=["dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen2",
                                                              "unseen3-dev", "unseen3-heldout", "unseen3",
                                                              "unseen4-dev", "unseen4-heldout", "unseen4",
-                                                             "unseen5-dev", "unseen5-heldout", "unseen5", "all"])
+                                                             "unseen5-dev", "unseen5-heldout", "unseen5",
+                                                             "ts-dev", "ts-heldout", "ts", "go-dev", "go-heldout", "go", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--jobs", type=int, default=2)
@@ -89,11 +108,13 @@ def main():
     a = ap.parse_args()
     gt = load_toml("ground_truth.toml", "servers")
     judgements = load_toml("judgements.toml", "findings")
-    todo = [r for r in rows() if (a.split == "all" or r[2] == a.split or r[2].startswith(a.split + "-")) and (not a.only or r[0] in a.only)]
+    # `all` is every PyPI split (as before the npm and Go rows came); `ts` and `go` name theirs.
+    todo = [r for r in rows() if ((a.split == "all" and r[3] == "pypi") or r[2] == a.split or r[2].startswith(a.split + "-"))
+            and (not a.only or r[0] in a.only)]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        scans = list(ex.map(lambda r: scan(a.bin, r[0], r[1]), todo))
+        scans = list(ex.map(lambda r: scan(a.bin, r[0], r[1], r[3]), todo))
     results = []
-    for (pkg, ver, split), s in zip(todo, scans):
+    for (pkg, ver, split, _eco), s in zip(todo, scans):
         listed = sorted(gt.get(pkg, {}).get("tools", []))
         res = {"package": pkg, "version": ver, "split": split, "listed": listed,
                "gt_source": gt.get(pkg, {}).get("source", "none")}
@@ -144,7 +165,8 @@ def main():
             print(f"             key {f['key']}")
     print()
     for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout",
-                  "unseen4-dev", "unseen4-heldout", "unseen5-dev", "unseen5-heldout", "all"):
+                  "unseen4-dev", "unseen4-heldout", "unseen5-dev", "unseen5-heldout", "ts-dev", "ts-heldout",
+                  "go-dev", "go-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:
             continue
