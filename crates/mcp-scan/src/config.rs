@@ -58,6 +58,9 @@ struct LlmTable {
     api_key: Option<Spanned<toml::Value>>,
 }
 
+/// Reads one `[llm]` setting as text.
+type LlmGetter = fn(&LlmTable) -> Option<String>;
+
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
@@ -315,7 +318,7 @@ impl Layers {
             }),
         };
         let mut llm = Vec::new();
-        let llm_keys: [(&'static str, fn(&LlmTable) -> Option<String>); 9] = [
+        let llm_keys: [(&'static str, LlmGetter); 9] = [
             ("provider", |l| l.provider.clone()),
             ("model", |l| l.model.clone()),
             ("base-url", |l| l.base_url.clone()),

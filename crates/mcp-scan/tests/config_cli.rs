@@ -180,7 +180,11 @@ fn write_baseline(dir: &Path, args: &[&str]) -> String {
     a.push("srv");
     let out = run(dir, &a);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(stderr(&out).contains("wrote 4 baseline entries"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote 4 baseline entries"),
+        "{}",
+        stderr(&out)
+    );
     std::fs::read_to_string(dir.join("baseline.toml")).expect("baseline written")
 }
 
@@ -199,7 +203,10 @@ fn a_written_baseline_suppresses_every_finding_and_survives_a_line_shift() {
     let r = raw(&out);
     assert!(rules_of(&r).is_empty());
     assert_eq!(r["summary"]["suppressed"], 4);
-    assert_eq!(r["suppressions"]["suppressed"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        r["suppressions"]["suppressed"].as_array().map(Vec::len),
+        Some(4)
+    );
     assert!(r["suppressions"].get("stale").is_none());
     assert!(
         stderr(&out).contains("gives no reason"),
@@ -224,7 +231,10 @@ fn a_written_baseline_suppresses_every_finding_and_survives_a_line_shift() {
     let code = std::fs::read_to_string(&src).expect("read");
     std::fs::write(
         &src,
-        code.replace("with open(key_path) as f:", "with open(key_path, \"r\") as f:"),
+        code.replace(
+            "with open(key_path) as f:",
+            "with open(key_path, \"r\") as f:",
+        ),
     )
     .expect("write");
     let out = run(
@@ -287,7 +297,11 @@ fn an_expired_entry_stops_suppressing_and_says_so() {
         &["scan", "-f", "raw", "--baseline", "baseline.toml", "srv"],
     );
     assert_eq!(out.status.code(), Some(3), "the expired HIGH counts again");
-    assert!(!stderr(&out).contains("gives no reason"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("gives no reason"),
+        "{}",
+        stderr(&out)
+    );
     let r = raw(&out);
     assert_eq!(rules_of(&r), vec!["MCPS-S014".to_string()]);
     assert_eq!(r["suppressions"]["expired"][0]["expires"], "2000-01-01");
@@ -346,10 +360,9 @@ fn an_inline_comment_suppresses_its_rule_on_the_next_line_and_is_counted_everywh
             "{fmt}: {t}"
         );
     }
-    let sarif: Value = serde_json::from_slice(
-        &run(dir.path(), &["scan", "-f", "sarif", "srv"]).stdout,
-    )
-    .expect("sarif");
+    let sarif: Value =
+        serde_json::from_slice(&run(dir.path(), &["scan", "-f", "sarif", "srv"]).stdout)
+            .expect("sarif");
     let results = sarif["runs"][0]["results"].as_array().expect("results");
     let suppressed: Vec<&Value> = results
         .iter()
@@ -380,7 +393,10 @@ fn an_inline_comment_without_a_reason_warns_and_a_code_line_above_does_not_apply
         "{}",
         stderr(&out)
     );
-    assert_eq!(r["suppressions"]["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        r["suppressions"]["warnings"].as_array().map(Vec::len),
+        Some(1)
+    );
 
     // Twin: a trailing comment on the line above belongs to that line's code.
     let dir = project();
@@ -401,7 +417,10 @@ fn an_inline_comment_without_a_reason_warns_and_a_code_line_above_does_not_apply
 #[test]
 fn a_suppression_never_hides_an_incomplete_coverage_gap() {
     let dir = project();
-    annotate(dir.path(), "# mcp-scan: ignore[S001,S010,S014,S015] all accepted");
+    annotate(
+        dir.path(),
+        "# mcp-scan: ignore[S001,S010,S014,S015] all accepted",
+    );
     let src = dir.path().join("srv/server.py");
     let code = std::fs::read_to_string(&src).expect("read");
     std::fs::write(
