@@ -194,6 +194,7 @@ fn a_written_baseline_suppresses_every_finding_and_survives_a_line_shift() {
     let text = write_baseline(dir.path(), &[]);
     assert_eq!(text.matches("[[finding]]").count(), 4);
     assert!(text.contains("reason = \"TODO"));
+    insta::assert_snapshot!("written_baseline", text);
 
     let out = run(
         dir.path(),
@@ -297,6 +298,22 @@ fn an_expired_entry_stops_suppressing_and_says_so() {
         &["scan", "-f", "raw", "--baseline", "baseline.toml", "srv"],
     );
     assert_eq!(out.status.code(), Some(3), "the expired HIGH counts again");
+    let summary = run(
+        dir.path(),
+        &[
+            "scan",
+            "--color",
+            "never",
+            "--baseline",
+            "baseline.toml",
+            "srv",
+        ],
+    );
+    let t = String::from_utf8_lossy(&summary.stdout);
+    insta::assert_snapshot!(
+        "expired_baseline_summary",
+        &t[t.find("Suppressed:").expect("suppressed section")..]
+    );
     assert!(
         !stderr(&out).contains("gives no reason"),
         "{}",
