@@ -13,8 +13,9 @@
 //! is the same (a literal of 24 or more characters the static witness traced, found in the text
 //! the description witness read: a declared description or a tool's answer) are one behaviour,
 //! whatever their threat rows. The static witness saw the text *and* where it comes from in the
-//! tool's code, so its finding leads and its severity stands; the description rating is kept as
-//! a note (a CRITICAL description finding keeps the lead).
+//! tool's code, so its finding leads and its severity stands, never below MEDIUM when the text
+//! was rated higher; the description rating is kept as a note (a CRITICAL description finding
+//! keeps the lead).
 //!
 //! **Merged finding.** The worst severity and its rule lead; every witness is listed in
 //! `analyzers`, every piece of evidence kept, each other witness's observation added as a note.
@@ -536,7 +537,10 @@ fn combine(mut lead: Finding, mut others: Vec<Finding>) -> Finding {
              it to the tool's code and rated it {}",
             lead.rule_id, lead.severity, traced.severity
         );
+        let text_severity = lead.severity;
         others.insert(0, std::mem::replace(&mut lead, traced));
+        // Never lowered below MEDIUM: the text still speaks to the model.
+        lead.severity = lead.severity.max(text_severity.min(Severity::Medium));
         lead.evidence.push(Evidence::Note { text: text_rating });
     }
     let lead_witnesses = lead.analyzers.clone();
@@ -987,6 +991,18 @@ mod tests {
         merge_entity(&mut apart);
         assert_eq!(apart.findings.len(), 2);
         assert_eq!(apart.max_severity(), Some(Severity::High));
+
+        // A static LOW on text rated HIGH leads, but the merged finding stays at MEDIUM.
+        let mut low = entity(
+            vec![
+                text_finding("MCPS-D020", text, Severity::High),
+                traced_literal(text, Severity::Low),
+            ],
+            &[Analyzer::Description, Analyzer::Static],
+        );
+        merge_entity(&mut low);
+        assert_eq!(low.findings.len(), 1);
+        assert_eq!(low.findings[0].severity, Severity::Medium);
     }
 
     #[test]
