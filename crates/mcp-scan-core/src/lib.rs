@@ -14,9 +14,9 @@ pub mod taxonomy;
 pub use behavior::{Capability, DeclaredParam, FlowStep, SourceLocation, TaintFlow, ToolBehavior};
 pub use finding::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, ToolRef, fingerprint};
 pub use report::{
-    AnalyzerState, AnalyzerStatus, ContainmentLayer, Coverage, CoverageGap, Diagnostic,
-    DiagnosticLevel, EntityReport, ExitKind, FailOn, GapKind, REPORT_SCHEMA_VERSION, Report,
-    ScanInfo, ServerReport, ToolStatus,
+    AnalyzerState, AnalyzerStatus, BaselineEntryNote, ContainmentLayer, Coverage, CoverageGap,
+    Diagnostic, DiagnosticLevel, EntityReport, ExitKind, FailOn, GapKind, REPORT_SCHEMA_VERSION,
+    Report, ScanInfo, ServerReport, SuppressedFinding, SuppressionKind, Suppressions, ToolStatus,
 };
 pub use severity::{Confidence, Severity};
 pub use taxonomy::{TaxonomyEntry, TaxonomyRef};

@@ -203,6 +203,127 @@ pub struct Report {
     /// it, its verdict and trust score.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<ServerReport>,
+    /// Findings the user accepted (baseline, inline comments) or whose rules the configuration
+    /// does not select: counted and listed, never silently dropped (`mcp-scan scan`).
+    #[serde(default, skip_serializing_if = "Suppressions::is_empty")]
+    pub suppressions: Suppressions,
+}
+
+/// How a finding came to be suppressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuppressionKind {
+    /// An entry of the baseline file.
+    Baseline,
+    /// A `mcp-scan: ignore[RULE] reason` comment on the finding's line or the line above.
+    Inline,
+}
+
+impl SuppressionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuppressionKind::Baseline => "baseline",
+            SuppressionKind::Inline => "inline",
+        }
+    }
+}
+
+/// A finding taken out of the verdict by a suppression, with who accepted it and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuppressedFinding {
+    pub kind: SuppressionKind,
+    /// The user's reason; `None` for an inline comment that gave none (itself a warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Where the suppression is: `baseline.toml` or `server.py:12`.
+    pub origin: String,
+    /// A baseline entry's expiry date (`YYYY-MM-DD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    /// The stable baseline fingerprint the entry matched on.
+    pub baseline_fingerprint: String,
+    pub finding: Finding,
+}
+
+/// A baseline entry that did not suppress anything: expired, or matching no finding (stale).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineEntryNote {
+    pub fingerprint: String,
+    pub rule: String,
+    /// `server/kind name`.
+    pub target: String,
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+}
+
+/// Everything suppression did to a report. Suppression only ever removes findings from the
+/// verdict: coverage gaps and incomplete witnesses stay, so it never turns INCOMPLETE into SAFE.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suppressions {
+    /// Findings a baseline entry or an inline comment accepted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<SuppressedFinding>,
+    /// Findings of rules the configuration's `select`/`ignore` leaves out, by rule id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub deselected: BTreeMap<String, usize>,
+    /// Baseline entries past their expiry: their findings count again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expired: Vec<BaselineEntryNote>,
+    /// Baseline entries that matched no finding of this scan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<BaselineEntryNote>,
+    /// Problems with suppressions themselves (an inline comment without a reason, a baseline
+    /// entry still carrying the placeholder reason).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Suppressions {
+    pub fn is_empty(&self) -> bool {
+        self.suppressed.is_empty()
+            && self.deselected.is_empty()
+            && self.expired.is_empty()
+            && self.stale.is_empty()
+            && self.warnings.is_empty()
+    }
+
+    /// Findings suppressed by `kind`.
+    pub fn count(&self, kind: SuppressionKind) -> usize {
+        self.suppressed.iter().filter(|s| s.kind == kind).count()
+    }
+
+    /// Findings of deselected rules.
+    pub fn deselected_count(&self) -> usize {
+        self.deselected.values().sum()
+    }
+
+    /// One line for text reports, or `None` when nothing was suppressed or noted.
+    pub fn summary_line(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut parts = vec![
+            format!("{} by baseline", self.count(SuppressionKind::Baseline)),
+            format!("{} inline", self.count(SuppressionKind::Inline)),
+        ];
+        if !self.deselected.is_empty() {
+            parts.push(format!("{} of rules not selected", self.deselected_count()));
+        }
+        let mut line = format!("suppressed: {}", parts.join(", "));
+        if !self.expired.is_empty() {
+            line.push_str(&format!("; {} expired baseline entr", self.expired.len()));
+            line.push_str(if self.expired.len() == 1 { "y" } else { "ies" });
+        }
+        if !self.stale.is_empty() {
+            line.push_str(&format!("; {} stale baseline entr", self.stale.len()));
+            line.push_str(if self.stale.len() == 1 { "y" } else { "ies" });
+        }
+        if !self.warnings.is_empty() {
+            line.push_str(&format!("; {} warning(s)", self.warnings.len()));
+        }
+        Some(line)
+    }
 }
 
 /// One scanned server: who it is, which witnesses looked at it, and what they concluded.
@@ -321,6 +442,7 @@ impl Report {
             coverage: None,
             containment: Vec::new(),
             servers: Vec::new(),
+            suppressions: Suppressions::default(),
         }
     }
 

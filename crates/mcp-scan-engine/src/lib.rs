@@ -6,6 +6,7 @@
 //! - [`identity`]: one server identity and one entity identity for every witness.
 //! - [`scan`]: `mcp-scan scan`: targets (directory, launch command, URL, client configuration)
 //!   into servers, every witness that applies run on each, one report.
+//! - [`suppress`]: rule selection, inline `mcp-scan: ignore[...]` comments and the baseline.
 //! - [`scorer`]: findings about the same entity and behaviour merged across witnesses,
 //!   disagreement shown, the coverage cross-check, and the trust score.
 
@@ -15,6 +16,7 @@ pub mod runtime;
 pub mod scan;
 pub mod scorer;
 pub mod source;
+pub mod suppress;
 
 pub use identity::{ServerIdentity, rename_server};
 pub use scan::{ConfiguredServer, Launch, ScanOptions, ScanOutcome, Target, scan};

@@ -122,6 +122,8 @@ pub struct ScanOptions {
     pub llm: mcp_scan_llm::LlmArgs,
     /// `--server-name`: only with a single server.
     pub server_name: Option<String>,
+    /// Rule selection, inline suppression and the baseline (`mcp-scan.toml`, `--baseline`).
+    pub policy: crate::suppress::Policy,
 }
 
 impl Default for ScanOptions {
@@ -132,6 +134,7 @@ impl Default for ScanOptions {
             dynamic: DynamicOptions::new(Vec::new()),
             llm: mcp_scan_llm::LlmArgs::default(),
             server_name: None,
+            policy: crate::suppress::Policy::default(),
         }
     }
 }
@@ -390,7 +393,9 @@ pub fn scan(
         names.insert(name.clone());
         absorb(&mut report, part, &name);
     }
-    scorer::score_report(&mut report);
+    scorer::merge_report(&mut report);
+    crate::suppress::apply(&mut report, &opts.policy);
+    scorer::score_trust(&mut report);
     Ok(ScanOutcome { report, messages })
 }
 

@@ -122,6 +122,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
     }
     v.servers_section(&mut out);
     v.coverage_section(&mut out);
+    v.suppressions_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

@@ -283,6 +283,65 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Suppressed findings (baseline, inline, rules not selected), expired and stale baseline
+    /// entries and suppression warnings; nothing when no suppression applied.
+    pub(crate) fn suppressions_section(&self, out: &mut String) {
+        let sup = &self.report.suppressions;
+        let Some(line) = sup.summary_line() else {
+            return;
+        };
+        let _ = writeln!(out);
+        let mut head = line;
+        if let Some(first) = head.get(..1) {
+            head = format!("{}{}", first.to_ascii_uppercase(), &head[1..]);
+        }
+        let _ = writeln!(out, "{}", self.style.bold(&head));
+        for s in &sup.suppressed {
+            let f = &s.finding;
+            let _ = writeln!(
+                out,
+                "  [{}] {} {} {}: {}",
+                s.kind.as_str(),
+                f.severity,
+                f.rule_id,
+                entity_name(&f.target),
+                clip_text(&f.observation)
+            );
+            let mut why = format!(
+                "      {}: {}",
+                s.origin,
+                s.reason.as_deref().unwrap_or("(no reason given)")
+            );
+            if let Some(e) = &s.expires {
+                why.push_str(&format!(" (until {e})"));
+            }
+            let _ = writeln!(out, "{}", clip_text(&why));
+        }
+        for (rule, n) in &sup.deselected {
+            let _ = writeln!(out, "  [not selected] {rule}: {n} finding{}", plural(*n));
+        }
+        for e in &sup.expired {
+            let _ = writeln!(
+                out,
+                "  [expired {}] {} {}: counts again (reason was: {})",
+                e.expires.as_deref().unwrap_or(""),
+                e.rule,
+                e.target,
+                clip_text(&e.reason)
+            );
+        }
+        for e in &sup.stale {
+            let _ = writeln!(
+                out,
+                "  [stale] {} {} {}: matches no finding of this scan",
+                e.fingerprint, e.rule, e.target
+            );
+        }
+        for w in &sup.warnings {
+            let _ = writeln!(out, "  warning: {}", clip_text(w));
+        }
+    }
+
     /// The diagnostics section, or nothing when there are none.
     pub(crate) fn diagnostics_section(&self, out: &mut String) {
         let diags = &self.report.diagnostics;

@@ -28,6 +28,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         entity(v, e, &mut out);
     }
     v.gaps_section(&mut out);
+    v.suppressions_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

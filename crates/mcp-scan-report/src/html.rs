@@ -11,7 +11,7 @@
 //! the report's JSON form, so the page shows them as soon as the report holds them.
 
 use crate::RenderOptions;
-use crate::common::{View, incomplete_reasons, plural, severity_counts};
+use crate::common::{View, entity_name, incomplete_reasons, plural, severity_counts};
 use crate::style::{MAX_NAME_CHARS, MAX_TEXT_CHARS, Verdict, clip};
 use mcp_scan_core::{
     Analyzer, AnalyzerState, DiagnosticLevel, EntityReport, Evidence, Finding, Report, Severity,
@@ -623,6 +623,65 @@ pub(crate) fn render(view: &View<'_>, _opts: &RenderOptions<'_>) -> String {
                 if c.active { "active" } else { "NOT active" },
                 text(&c.detail)
             );
+        }
+        out.push_str("</ul></section>\n");
+    }
+
+    let sup = &r.suppressions;
+    if let Some(line) = sup.summary_line() {
+        let _ = write!(
+            out,
+            "<section id=\"suppressions\"><h2>Suppressed</h2>\n<p>{}</p>\n<table><thead><tr><th>How</th><th>Severity</th><th>Rule</th><th>Server</th><th>Item</th><th>Observation</th><th>Where</th><th>Reason</th></tr></thead><tbody>",
+            text(&line)
+        );
+        for s in &sup.suppressed {
+            let f = &s.finding;
+            let mut why = s
+                .reason
+                .clone()
+                .unwrap_or_else(|| "(no reason given)".into());
+            if let Some(e) = &s.expires {
+                why.push_str(&format!(" (until {e})"));
+            }
+            let _ = write!(
+                out,
+                "<tr class=\"suppressed\" data-severity=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                f.severity.as_str(),
+                s.kind.as_str(),
+                f.severity.as_str(),
+                text(&f.rule_id),
+                text(&f.target.server),
+                text(&entity_name(&f.target)),
+                text(&f.observation),
+                text(&s.origin),
+                text(&why)
+            );
+        }
+        out.push_str("</tbody></table>\n<ul>");
+        for (rule, n) in &sup.deselected {
+            let _ = write!(out, "<li>not selected: {} ({n})</li>", text(rule));
+        }
+        for e in &sup.expired {
+            let _ = write!(
+                out,
+                "<li class=\"warning\">expired {}: {} {} counts again (reason was: {})</li>",
+                text(e.expires.as_deref().unwrap_or("")),
+                text(&e.rule),
+                text(&e.target),
+                text(&e.reason)
+            );
+        }
+        for e in &sup.stale {
+            let _ = write!(
+                out,
+                "<li class=\"warning\">stale baseline entry {} {} {}: matches no finding</li>",
+                text(&e.fingerprint),
+                text(&e.rule),
+                text(&e.target)
+            );
+        }
+        for w in &sup.warnings {
+            let _ = write!(out, "<li class=\"warning\">{}</li>", text(w));
         }
         out.push_str("</ul></section>\n");
     }

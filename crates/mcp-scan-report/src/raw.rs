@@ -7,8 +7,12 @@
 use crate::RenderOptions;
 use mcp_scan_core::{
     AnalyzerStatus, ContainmentLayer, Coverage, Diagnostic, EntityReport, Finding, Report,
-    ScanInfo, ServerReport, Severity, ToolBehavior, ToolRef, ToolStatus,
+    ScanInfo, ServerReport, Severity, Suppressions, ToolBehavior, ToolRef, ToolStatus,
 };
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -30,6 +34,8 @@ struct RawReport<'a> {
     coverage: Option<&'a Coverage>,
     #[serde(skip_serializing_if = "<[ContainmentLayer]>::is_empty")]
     containment: &'a [ContainmentLayer],
+    #[serde(skip_serializing_if = "Suppressions::is_empty")]
+    suppressions: &'a Suppressions,
 }
 
 /// Counts over the whole, unfiltered report.
@@ -42,6 +48,9 @@ struct Summary {
     incomplete: usize,
     findings: usize,
     corroborated: usize,
+    /// Findings a baseline entry or an inline comment accepted (not in `findings`).
+    #[serde(skip_serializing_if = "is_zero")]
+    suppressed: usize,
     by_severity: BySeverity,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_severity: Option<Severity>,
@@ -99,6 +108,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
             incomplete: count(ToolStatus::Incomplete),
             findings: all.len(),
             corroborated: all.iter().filter(|f| f.corroborated()).count(),
+            suppressed: report.suppressions.suppressed.len(),
             by_severity: BySeverity {
                 critical: of(Severity::Critical),
                 high: of(Severity::High),
@@ -129,6 +139,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         behaviors: &report.behaviors,
         coverage: report.coverage.as_ref(),
         containment: &report.containment,
+        suppressions: &report.suppressions,
     };
     crate::to_json(&raw)
 }

@@ -19,7 +19,7 @@ use crate::{RenderOptions, RuleHelp};
 use mcp_scan_core::taxonomy::by_threat;
 use mcp_scan_core::{
     AnalyzerState, Confidence, DiagnosticLevel, Evidence, Finding, Report, Severity,
-    SourceLocation, TaxonomyRef, ToolStatus,
+    SourceLocation, SuppressedFinding, SuppressionKind, TaxonomyRef, ToolStatus,
 };
 use serde_json::{Map, Value, json};
 
@@ -59,15 +59,31 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         .filter(|f| opts.min_severity.is_none_or(|m| f.severity >= m))
         .collect();
 
+    // Suppressed findings are results too, marked with SARIF `suppressions` (viewers hide them
+    // but count them).
+    let suppressed: Vec<&SuppressedFinding> = report
+        .suppressions
+        .suppressed
+        .iter()
+        .filter(|s| opts.min_severity.is_none_or(|m| s.finding.severity >= m))
+        .collect();
+    let with_suppressed: Vec<&Finding> = shown
+        .iter()
+        .copied()
+        .chain(suppressed.iter().map(|s| &s.finding))
+        .collect();
     // Rules in id order; each remembers its worst severity and lowest confidence.
-    let mut rule_ids: Vec<&str> = shown.iter().map(|f| f.rule_id.as_str()).collect();
+    let mut rule_ids: Vec<&str> = with_suppressed.iter().map(|f| f.rule_id.as_str()).collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
     let mut names_taken: Vec<String> = Vec::new();
     let rules: Vec<Value> = rule_ids
         .iter()
         .filter_map(|id| {
-            let of_rule: Vec<&&Finding> = shown.iter().filter(|f| f.rule_id == *id).collect();
+            let of_rule: Vec<&&Finding> = with_suppressed
+                .iter()
+                .filter(|f| f.rule_id == *id)
+                .collect();
             let worst = of_rule.iter().map(|f| f.severity).max()?;
             let confidence = of_rule.iter().map(|f| f.confidence).min()?;
             let help = opts.rule_help.iter().find(|h| h.id == *id);
@@ -89,7 +105,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         base: opts.source_base,
     };
     let fallback = fallback_uri(&report.scan.targets);
-    let results: Vec<Value> = shown
+    let mut results: Vec<Value> = shown
         .iter()
         .map(|f| {
             let index = rule_ids.iter().position(|id| *id == f.rule_id);
@@ -106,6 +122,31 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
             r
         })
         .collect();
+
+    for sf in &suppressed {
+        let f = &sf.finding;
+        let index = rule_ids.iter().position(|id| *id == f.rule_id);
+        let mut r = result(f, index, &fallback, &paths);
+        let mut justification = format!(
+            "{} ({}): {}",
+            sf.kind.as_str(),
+            sf.origin,
+            sf.reason.as_deref().unwrap_or("no reason given")
+        );
+        if let Some(e) = &sf.expires {
+            justification.push_str(&format!(" (until {e})"));
+        }
+        r["suppressions"] = json!([{
+            "kind": match sf.kind {
+                SuppressionKind::Baseline => "external",
+                SuppressionKind::Inline => "inSource",
+            },
+            "status": "accepted",
+            "justification": justification,
+        }]);
+        r["properties"]["baselineFingerprint"] = json!(sf.baseline_fingerprint);
+        results.push(r);
+    }
 
     let mut notifications: Vec<Value> = report
         .diagnostics
@@ -204,6 +245,17 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
     }
     if !report.servers.is_empty() {
         run_props["servers"] = json!(report.servers);
+    }
+    let sup = &report.suppressions;
+    if !sup.is_empty() {
+        run_props["suppressions"] = json!({
+            "baseline": sup.count(SuppressionKind::Baseline),
+            "inline": sup.count(SuppressionKind::Inline),
+            "deselected": sup.deselected,
+            "expired": sup.expired,
+            "stale": sup.stale,
+            "warnings": sup.warnings,
+        });
     }
 
     let mut log = json!({

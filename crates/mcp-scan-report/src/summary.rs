@@ -157,6 +157,7 @@ pub(crate) fn render(v: &View<'_>) -> String {
         }
     }
     v.gaps_section(&mut out);
+    v.suppressions_section(&mut out);
     v.diagnostics_section(&mut out);
     out
 }

@@ -45,6 +45,10 @@ pub enum Command {
     /// Windsurf, Gemini CLI) and the registry packages they launch: `clients list`, `clients fetch`.
     #[command(subcommand)]
     Clients(crate::commands::clients::ClientsCommand),
+    /// The configuration in effect: `config show [PATH]` prints every setting and where its value
+    /// came from (mcp-scan.toml, the user's config.toml, or the default).
+    #[command(subcommand)]
+    Config(crate::commands::config::ConfigCommand),
 }
 
 /// Output options shared by every scanning command.

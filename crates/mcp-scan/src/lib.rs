@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod output;
 
 use mcp_scan_core::ExitKind;
@@ -31,7 +32,13 @@ pub fn engine_error(e: mcp_scan_engine::EngineError) -> anyhow::Error {
 
 /// Runs one command line to completion.
 pub fn run(cli: cli::Cli) -> anyhow::Result<ExitKind> {
-    commands::dispatch(cli)
+    commands::dispatch(cli, None)
+}
+
+/// Runs one command line, knowing which values the user typed (configuration files fill the
+/// rest).
+pub fn run_matches(cli: cli::Cli, matches: &clap::ArgMatches) -> anyhow::Result<ExitKind> {
+    commands::dispatch(cli, Some(matches))
 }
 
 /// Exit code for an error that ended the run early.

@@ -1,9 +1,12 @@
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match mcp_scan::cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = mcp_scan::cli::Cli::command()
+        .try_get_matches()
+        .and_then(|m| mcp_scan::cli::Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) => {
             // clap exits 2 on a usage error, but 2 means "sandbox unavailable" here (BRIEF §6):
             // bad arguments exit 1; --help and --version exit 0.
@@ -15,7 +18,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    match mcp_scan::run(cli) {
+    match mcp_scan::run_matches(cli, &matches) {
         Ok(kind) => ExitCode::from(kind.code()),
         Err(err) => {
             eprintln!("mcp-scan: error: {err:#}");

@@ -3,6 +3,7 @@
 pub mod behavioral;
 pub mod bench;
 pub mod clients;
+pub mod config;
 pub mod dynamic;
 pub mod manifest;
 pub mod rules;
@@ -11,7 +12,9 @@ pub mod scan;
 use crate::cli::{Cli, Command};
 use mcp_scan_core::ExitKind;
 
-pub fn dispatch(cli: Cli) -> anyhow::Result<ExitKind> {
+/// Runs a parsed command line; `matches` tells a value the user typed from a default (without
+/// them every value counts as typed).
+pub fn dispatch(cli: Cli, matches: Option<&clap::ArgMatches>) -> anyhow::Result<ExitKind> {
     match cli.command {
         Command::Behavioral(args) => behavioral::run(args),
         Command::Manifest(args) => manifest::run(args),
@@ -20,6 +23,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitKind> {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dynamic(args) => dynamic::run(args),
         Command::Clients(cmd) => clients::run(cmd),
-        Command::Scan(args) => scan::run(args),
+        Command::Scan(args) => scan::run(args, matches.and_then(|m| m.subcommand_matches("scan"))),
+        Command::Config(cmd) => config::run(cmd),
     }
 }

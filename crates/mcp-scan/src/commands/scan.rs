@@ -2,13 +2,16 @@
 //! report scored across witnesses (`mcp_scan_engine::scan`).
 
 use crate::cli::OutputArgs;
+use crate::config::{CliValues, Discovery, Layers};
 use anyhow::Context;
+use clap::ArgMatches;
 use clap::Args;
 use mcp_scan_clients::{
     DiagnosticLevel as ClientLevel, DiscoveryContext, FetchConfig, Platform, RemoteProtocol,
     ServerSource, Transport, resolve_source,
 };
 use mcp_scan_core::{Diagnostic, DiagnosticLevel, ExitKind};
+use mcp_scan_engine::suppress::{Baseline, Policy, RuleSelection, baseline_of};
 use mcp_scan_engine::{ConfiguredServer, Launch, ScanOptions, Target};
 use mcp_scan_lang::DiscoverOptions;
 use std::path::PathBuf;
@@ -22,7 +25,17 @@ Examples:
   mcp-scan scan ~/.cursor/mcp.json               every server a client configuration declares
   mcp-scan scan --run ./my-server -- python ./my-server/server.py
                                                  the same server's source and its run, merged
-  mcp-scan scan https://mcp.example.com/mcp      a remote server: its listing only")]
+  mcp-scan scan https://mcp.example.com/mcp      a remote server: its listing only
+  mcp-scan scan --write-baseline mcp-scan-baseline.toml ./my-server
+                                                 accept today's findings (then give reasons)
+
+Configuration: mcp-scan.toml in the project (the nearest folder above the first target holding
+one, else above the current directory) and ~/.config/mcp-scan/config.toml ($XDG_CONFIG_HOME)
+set defaults (format, fail-on, timeout, ...), [rules] select/ignore, [llm] and a baseline.
+Command line > project > user > defaults; `mcp-scan config show` prints what is in effect.
+Inline suppression: `# mcp-scan: ignore[S012] reason` (or `// ...`) on the finding's line or
+alone on the line above. Suppressed findings do not fail the scan but are counted and listed in
+every format; they never hide a coverage gap (INCOMPLETE stays INCOMPLETE).")]
 pub struct ScanArgs {
     /// Source directories, MCP client configuration files (`{\"mcpServers\": {...}}`, `.json`)
     /// and remote server URLs. A directory holding the script of the launch command after `--`
@@ -87,15 +100,115 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Read this configuration file only (instead of the project's mcp-scan.toml and the
+    /// user's config.toml).
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file.
+    #[arg(long, conflicts_with = "config", help_heading = "Configuration")]
+    pub no_config: bool,
+
+    /// Only report these rules: ids or prefixes (`S012`, `S0`, `MCPS-D`). Comma-separated,
+    /// repeatable; replaces the file's `[rules] select`.
+    #[arg(
+        long,
+        value_name = "RULES",
+        value_delimiter = ',',
+        help_heading = "Configuration"
+    )]
+    pub select: Vec<String>,
+
+    /// Never report these rules: ids or prefixes. The longest matching pattern of `select` and
+    /// `ignore` decides.
+    #[arg(
+        long,
+        value_name = "RULES",
+        value_delimiter = ',',
+        help_heading = "Configuration"
+    )]
+    pub ignore: Vec<String>,
+
+    /// Accepted findings (TOML, see --write-baseline): they do not fail the scan, and are listed
+    /// as suppressed; an expired entry counts again, an entry matching nothing is reported stale.
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub baseline: Option<PathBuf>,
+
+    /// Write every current finding to FILE as a baseline (new entries get a placeholder reason
+    /// to replace; entries of the baseline in use keep theirs).
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub write_baseline: Option<PathBuf>,
+
     /// A local server's launch command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
 
-pub fn run(args: ScanArgs) -> anyhow::Result<ExitKind> {
+/// The values the user typed on the command line (a clap default is not one).
+fn typed(args: &ScanArgs, m: Option<&ArgMatches>) -> CliValues {
+    let set = |id: &str| {
+        m.is_none_or(|m| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    };
+    CliValues {
+        format: set("format").then_some(args.output.format),
+        fail_on: set("fail_on").then_some(args.output.fail_on),
+        min_severity: args.output.min_severity,
+        timeout: set("timeout").then_some(args.timeout),
+        calls: set("calls").then_some(args.calls),
+        max_file_size: set("max_file_size").then_some(args.max_file_size),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        baseline: args.baseline.clone(),
+    }
+}
+
+/// The scanned path the project configuration is looked for from: the first local target.
+fn config_start(args: &ScanArgs) -> Option<PathBuf> {
+    args.targets
+        .iter()
+        .find(|t| !t.starts_with("http://") && !t.starts_with("https://"))
+        .map(PathBuf::from)
+        .or_else(|| mcp_scan_engine::scan::command_source(&args.command, None))
+}
+
+pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<ExitKind> {
+    let layers = Layers::discover(&Discovery {
+        explicit: args.config.clone(),
+        none: args.no_config,
+        start: config_start(&args),
+    })?;
+    let eff = layers.resolve(typed(&args, matches));
+    eff.apply_llm(&mut args.llm);
+    args.output.format = eff.format.value;
+    args.output.fail_on = eff.fail_on.value;
+    args.output.min_severity = eff.min_severity.as_ref().map(|m| m.value);
+    args.timeout = eff.timeout.value;
+    args.calls = eff.calls.value;
+    args.max_file_size = eff.max_file_size.value;
+    args.include = eff.include.value.clone();
+    args.exclude = eff.exclude.value.clone();
     if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
         anyhow::bail!("--timeout must be between 0 and 3600 seconds");
     }
+    // A baseline about to be written for the first time need not exist yet.
+    let baseline = match &eff.baseline {
+        Some(b) if b.value.is_file() || args.write_baseline.as_ref() != Some(&b.value) => {
+            let loaded = Baseline::load(&b.value)?;
+            Some((loaded, b.value.display().to_string()))
+        }
+        _ => None,
+    };
+    let policy = Policy {
+        rules: RuleSelection {
+            select: eff.select.value.clone(),
+            ignore: eff.ignore.value.clone(),
+        },
+        baseline,
+        no_inline: false,
+        today: None,
+    };
     let mut targets: Vec<Target> = args.targets.iter().map(|t| Target::parse(t)).collect();
     if !args.command.is_empty() {
         targets.push(Target::Command(args.command.clone()));
@@ -116,6 +229,7 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitKind> {
         dynamic,
         llm: (*args.llm).clone(),
         server_name: args.server_name.clone(),
+        policy,
     };
     // No target: the servers the user's MCP clients configure.
     let (configured, config_diagnostics) = if targets.is_empty() {
@@ -130,6 +244,27 @@ pub fn run(args: ScanArgs) -> anyhow::Result<ExitKind> {
         eprintln!("mcp-scan: {m}");
     }
     outcome.report.diagnostics.extend(config_diagnostics);
+    for w in &outcome.report.suppressions.warnings {
+        eprintln!("mcp-scan: warning: {w}");
+    }
+    if let Some(path) = &args.write_baseline {
+        let previous = opts.policy.baseline.as_ref().map(|(b, _)| b);
+        let b = baseline_of(&outcome.report, previous);
+        let new = b
+            .entries
+            .iter()
+            .filter(|e| e.reason == mcp_scan_engine::suppress::PLACEHOLDER_REASON)
+            .count();
+        std::fs::write(path, b.to_toml())
+            .with_context(|| format!("cannot write baseline {}", path.display()))?;
+        eprintln!(
+            "mcp-scan: wrote {} baseline entr{} to {} ({new} with the placeholder reason: replace \
+             it with why each finding is accepted)",
+            b.entries.len(),
+            if b.entries.len() == 1 { "y" } else { "ies" },
+            path.display()
+        );
+    }
     crate::output::emit(outcome.report, &args.output)
 }
 
