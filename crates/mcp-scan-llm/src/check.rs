@@ -6,8 +6,8 @@ use crate::config::LlmSettings;
 use crate::error::ProviderError;
 use crate::findings::verdict_finding;
 use crate::prompt::{Prompt, PromptBuilder};
-use crate::provider::{ChatRequest, Provider, Usage};
-use crate::verdict::{Verdict, parse_verdict};
+use crate::provider::{AnswerMode, AnswerSchema, ChatRequest, Provider, Usage};
+use crate::verdict::{Verdict, parse_verdict, verdict_schema};
 use mcp_scan_core::{Finding, ToolBehavior, ToolRef};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,10 +43,19 @@ pub struct ToolOutcome {
     pub estimated_prompt_tokens: u64,
     /// What the provider reported, summed over this tool's requests.
     pub usage: Usage,
+    /// Every answer received, in order: how its shape was asked for and whether it was valid.
+    pub answers: Vec<(AnswerMode, bool)>,
+}
+
+/// Answers received in one mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeCount {
+    pub valid: u64,
+    pub total: u64,
 }
 
 /// Totals over a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunStats {
     pub tools: usize,
     pub requests: u64,
@@ -56,6 +65,22 @@ pub struct RunStats {
     pub estimated_prompt_tokens: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Valid answers per answer mode (the valid-answer rate of each).
+    pub answers: std::collections::BTreeMap<AnswerMode, ModeCount>,
+}
+
+impl RunStats {
+    /// `json_schema 3/3 valid` (`, json_object 1/2 valid`), or `no answers`.
+    pub fn answers_summary(&self) -> String {
+        if self.answers.is_empty() {
+            return "no answers".into();
+        }
+        self.answers
+            .iter()
+            .map(|(m, c)| format!("{m} {}/{} valid", c.valid, c.total))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The result of a run, one outcome per tool in input order.
@@ -80,6 +105,11 @@ impl LlmOutcome {
             s.estimated_prompt_tokens += t.estimated_prompt_tokens;
             s.prompt_tokens += t.usage.prompt_tokens;
             s.completion_tokens += t.usage.completion_tokens;
+            for (mode, valid) in &t.answers {
+                let c = s.answers.entry(*mode).or_default();
+                c.total += 1;
+                c.valid += u64::from(*valid);
+            }
             match &t.result {
                 ToolResult::Incomplete { .. } => s.incomplete += 1,
                 ToolResult::Verdict { verdict, .. } if verdict.mismatch => s.mismatches += 1,
@@ -88,6 +118,21 @@ impl LlmOutcome {
             }
         }
         s
+    }
+
+    /// One line for the user: `openai/m: 3 tool(s), 3 request(s), 0 from cache, 0 incomplete;
+    /// answers: json_schema 3/3 valid`. `unit` names what was checked (`tool(s)`, `entit(ies)`).
+    pub fn summary(&self, unit: &str) -> String {
+        let s = self.stats();
+        format!(
+            "{}: {} {unit}, {} request(s), {} from cache, {} incomplete; answers: {}",
+            self.model,
+            s.tools,
+            s.requests,
+            s.cache_hits,
+            s.incomplete,
+            s.answers_summary()
+        )
     }
 
     pub fn get(&self, tool: &ToolRef) -> Option<&ToolOutcome> {
@@ -180,7 +225,12 @@ where
     while let Some(joined) = set.join_next().await {
         if let Ok((i, outcome, warning)) = joined {
             slots[i] = Some(outcome);
-            warnings.extend(warning);
+            // Concurrent tools can hit the same condition (a refused schema): say it once.
+            if let Some(w) = warning
+                && !warnings.contains(&w)
+            {
+                warnings.push(w);
+            }
         }
     }
     let tools = slots
@@ -196,6 +246,7 @@ where
                 cached: false,
                 estimated_prompt_tokens: 0,
                 usage: Usage::default(),
+                answers: Vec::new(),
             })
         })
         .collect();
@@ -239,6 +290,7 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
         estimated_tokens: prompt.estimated_tokens,
         max_output_tokens: template.max_output_tokens,
         retry_note: RETRY_NOTE,
+        schema: Some(verdict_schema(template, &offered)),
     };
     let ex = exchange(
         &sh.engine,
@@ -263,6 +315,7 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
             cached: ex.cached,
             estimated_prompt_tokens: prompt.estimated_tokens,
             usage: ex.usage,
+            answers: ex.answers,
         },
         ex.warning,
     )
@@ -277,6 +330,8 @@ pub(crate) struct Ask<'a> {
     pub max_output_tokens: u32,
     /// Appended to the user message when an invalid answer is retried.
     pub retry_note: &'a str,
+    /// The answer's shape, for providers that can enforce one.
+    pub schema: Option<AnswerSchema>,
 }
 
 /// Provider, cache, settings and the shared token budget: what every LLM check runs on.
@@ -315,6 +370,7 @@ pub(crate) struct Exchange<T> {
     pub cached: bool,
     pub usage: Usage,
     pub warning: Option<String>,
+    pub answers: Vec<(AnswerMode, bool)>,
 }
 
 /// The request loop shared by every check: cache lookup (re-validated by `still_valid`), token
@@ -338,6 +394,7 @@ where
         cached: false,
         usage: Usage::default(),
         warning: None,
+        answers: Vec::new(),
     };
     if let Some(cache) = &eng.cache
         && let Some(entry) = cache.get::<T>(ask.key)
@@ -351,10 +408,12 @@ where
         system: ask.system.to_string(),
         user: ask.user.to_string(),
         max_output_tokens: ask.max_output_tokens,
+        schema: ask.schema.clone(),
     };
     let reserve = ask.estimated_tokens + u64::from(ask.max_output_tokens);
     let mut transient_retries = 0u32;
     let mut invalid_answers = 0u32;
+    let mut schema_refusals = 0u32;
     loop {
         if let Some(budget) = eng.settings.token_budget {
             let before = eng.spent.fetch_add(reserve, Ordering::SeqCst);
@@ -391,9 +450,11 @@ where
                     out.usage.prompt_tokens += u.prompt_tokens;
                     out.usage.completion_tokens += u.completion_tokens;
                 }
-                match parse(&resp.text, resp.truncated) {
+                let parsed = parse(&resp.text, resp.truncated);
+                out.answers.push((resp.mode, parsed.is_ok()));
+                match parsed {
                     Ok(verdict) => {
-                        out.warning = eng.cache.as_ref().and_then(|c| {
+                        let cache_warning = eng.cache.as_ref().and_then(|c| {
                             c.put(ask.key, &model_label, &verdict, resp.usage)
                                 .err()
                                 .map(|e| {
@@ -403,6 +464,9 @@ where
                                     )
                                 })
                         });
+                        if cache_warning.is_some() {
+                            out.warning = cache_warning;
+                        }
                         out.result = Ok(verdict);
                         return out;
                     }
@@ -417,6 +481,15 @@ where
                         request.user = format!("{}\n\n{}", ask.user, ask.retry_note);
                     }
                 }
+            }
+            // The provider switched to json_object for good; this prompt goes again at once.
+            Err(ProviderError::SchemaRefused { status, message }) if schema_refusals == 0 => {
+                schema_refusals += 1;
+                let message: String = message.chars().take(200).collect();
+                out.warning = Some(format!(
+                    "{model_label} refused a JSON-schema answer format (HTTP {status}: {message}); \
+                     answers are asked for as json_object, whose shape the model does not have to follow"
+                ));
             }
             Err(ProviderError::Malformed(m)) => {
                 invalid_answers += 1;

@@ -73,6 +73,13 @@ pub struct LlmArgs {
     /// Neither read nor write the answer cache.
     #[arg(long, help_heading = "LLM alignment check")]
     pub llm_no_cache: bool,
+
+    /// How answers are asked for: `auto` sends a JSON schema (structured outputs; a grammar on
+    /// llama.cpp, vLLM and Ollama; a forced tool call on Bedrock) and falls back to `json-object`
+    /// if the endpoint refuses it; `json-schema` makes a refusal an error
+    /// [env: MCP_SCAN_LLM_ANSWER_FORMAT]
+    #[arg(long, value_name = "FORMAT", help_heading = "LLM alignment check")]
+    pub llm_answer_format: Option<String>,
 }
 
 /// Which wire protocol to speak.
@@ -134,6 +141,7 @@ pub struct LlmSettings {
     pub max_retry_after: Duration,
     pub token_budget: Option<u64>,
     pub cache_dir: Option<PathBuf>,
+    pub answer_format: crate::provider::SchemaPolicy,
 }
 
 const DEFAULT_OPENAI_URL: &str = "https://api.openai.com/v1";
@@ -157,6 +165,7 @@ impl LlmSettings {
             max_retry_after: Duration::from_secs(60),
             token_budget: None,
             cache_dir: None,
+            answer_format: crate::provider::SchemaPolicy::Auto,
         }
     }
 }
@@ -404,6 +413,25 @@ pub fn resolve(
             None => None,
         },
     };
+    if let Some((src, v)) = flag_or_env(
+        &args.llm_answer_format,
+        "--llm-answer-format",
+        env,
+        &["MCP_SCAN_LLM_ANSWER_FORMAT"],
+    ) {
+        use crate::provider::SchemaPolicy;
+        s.answer_format = match v.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "auto" => SchemaPolicy::Auto,
+            "json-schema" | "schema" => SchemaPolicy::Require,
+            "json-object" | "json" => SchemaPolicy::Never,
+            _ => {
+                return Err(invalid(
+                    &src,
+                    format!("`{v}` is not an answer format (auto, json-schema or json-object)"),
+                ));
+            }
+        };
+    }
     s.cache_dir = if args.llm_no_cache {
         None
     } else if let Some(d) = &args.llm_cache_dir {
@@ -577,6 +605,37 @@ mod tests {
             ("MCP_SCAN_LLM_PROVIDER", "ollama"),
         ]);
         assert!(resolve(&args, &e).is_err());
+    }
+
+    #[test]
+    fn answer_format_defaults_to_auto_and_takes_flag_over_environment() {
+        use crate::provider::SchemaPolicy;
+        let base = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_PROVIDER", "ollama"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&base))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Auto);
+        let mut vars = base.to_vec();
+        vars.push(("MCP_SCAN_LLM_ANSWER_FORMAT", "json_object"));
+        let s = resolve(&LlmArgs::default(), &env(&vars))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Never);
+        let args = LlmArgs {
+            llm_answer_format: Some("json-schema".into()),
+            ..Default::default()
+        };
+        let s = resolve(&args, &env(&vars)).expect("ok").expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Require);
+        let args = LlmArgs {
+            llm_answer_format: Some("yaml".into()),
+            ..Default::default()
+        };
+        let err = resolve(&args, &env(&base)).expect_err("bad format");
+        assert!(err.to_string().contains("--llm-answer-format"), "{err}");
     }
 
     #[test]

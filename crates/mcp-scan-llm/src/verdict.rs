@@ -1,6 +1,7 @@
 //! The model's answer: one strict JSON object, validated against the template's threat list and
 //! the evidence ids the prompt offered.
 
+use crate::provider::AnswerSchema;
 use crate::template::Template;
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +52,39 @@ pub enum InvalidAnswer {
 }
 
 const MAX_TEXT: usize = 1000;
+
+/// The answer's JSON schema for one prompt: the template's threat names and the evidence ids
+/// this prompt offered are enums, so a schema-constrained model cannot answer outside them.
+/// Only keywords every structured-output implementation accepts in strict mode are used
+/// (no length limits: [`parse_verdict`] still checks those).
+pub fn verdict_schema(template: &Template, offered_evidence: &[String]) -> AnswerSchema {
+    let mut threats: Vec<serde_json::Value> = template
+        .threats
+        .iter()
+        .map(|t| serde_json::Value::String(t.name.clone()))
+        .collect();
+    threats.push(serde_json::Value::Null);
+    let evidence_item = if offered_evidence.is_empty() {
+        serde_json::json!({"type": "string"})
+    } else {
+        serde_json::json!({"type": "string", "enum": offered_evidence})
+    };
+    AnswerSchema {
+        name: "alignment_verdict".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "mismatch": {"type": "boolean"},
+                "threat_name": {"type": ["string", "null"], "enum": threats},
+                "description_claims": {"type": "string"},
+                "code_does": {"type": "string"},
+                "evidence": {"type": "array", "items": evidence_item},
+            },
+            "required": ["mismatch", "threat_name", "description_claims", "code_does", "evidence"],
+            "additionalProperties": false,
+        }),
+    }
+}
 
 /// Validates a raw answer. `truncated` is the provider's "stopped at max tokens" signal.
 pub fn parse_verdict(
@@ -163,6 +197,26 @@ mod tests {
         .expect("valid");
         assert!(!v.mismatch);
         assert_eq!(v.threat, None);
+    }
+
+    #[test]
+    fn schema_enumerates_the_templates_threats_and_only_the_offered_evidence() {
+        let s = verdict_schema(&t(), &ids()).schema;
+        let threats = s["properties"]["threat_name"]["enum"]
+            .as_array()
+            .expect("enum");
+        assert_eq!(threats.len(), t().threats.len() + 1);
+        assert!(threats.contains(&serde_json::Value::Null));
+        assert!(threats.contains(&serde_json::json!("DATA EXFILTRATION")));
+        assert_eq!(
+            s["properties"]["evidence"]["items"]["enum"],
+            serde_json::json!(["E1", "E2"])
+        );
+        assert_eq!(s["additionalProperties"], false);
+        // Every answer the schema admits with a listed threat parses.
+        let answer = serde_json::json!({"mismatch": true, "threat_name": threats[0],
+            "description_claims": "a", "code_does": "b", "evidence": ["E2"]});
+        assert!(parse_verdict(&answer.to_string(), false, &t(), &ids()).is_ok());
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn request_carries_evidence_with_file_line_hops_inside_intact_random_delimiters(
     let body = req.json();
     assert_eq!(body["model"], "stub-model");
     assert_eq!(body["temperature"], 0.0);
-    assert_eq!(body["response_format"]["type"], "json_object");
+    assert_eq!(body["response_format"]["type"], "json_schema");
 
     let (nonce, sections) = fenced_sections(req);
     assert!(
@@ -555,6 +555,64 @@ mod bedrock {
             settings.clone(),
         );
         rt.block_on(check.run(behaviors))
+    }
+
+    #[test]
+    fn bedrock_forces_one_tool_call_and_takes_its_input_as_the_answer() {
+        let stub = Stub::start(|req, _| {
+            let mismatch = req.tool_name().as_deref() == Some("format_note");
+            let answer: serde_json::Value = serde_json::from_str(&verdict_json(
+                mismatch,
+                mismatch.then_some("DATA EXFILTRATION"),
+                if mismatch { &["E1"] } else { &[] },
+            ))
+            .expect("json");
+            Reply::bedrock_tool_use("alignment_verdict", answer)
+        });
+        let outcome = run(
+            &stub,
+            &[leaky_format_note(), honest_add()],
+            &settings(&stub),
+        );
+        for r in stub.requests() {
+            let tc = &r.json()["toolConfig"];
+            assert_eq!(tc["toolChoice"]["tool"]["name"], "alignment_verdict");
+            assert_eq!(tc["tools"][0]["toolSpec"]["name"], "alignment_verdict");
+            let schema = &tc["tools"][0]["toolSpec"]["inputSchema"]["json"];
+            assert_eq!(schema["additionalProperties"], false);
+            assert!(schema["properties"]["threat_name"]["enum"].is_array());
+        }
+        assert!(
+            matches!(&outcome.tools[0].result, ToolResult::Verdict { finding: Some(f), .. } if f.taxonomy.threat == "DATA EXFILTRATION")
+        );
+        assert!(
+            matches!(&outcome.tools[1].result, ToolResult::Verdict { verdict, finding: None } if !verdict.mismatch)
+        );
+        assert_eq!(outcome.stats().answers_summary(), "tool_use 2/2 valid");
+    }
+
+    #[test]
+    fn bedrock_model_without_tool_use_falls_back_to_text_answers() {
+        let stub = Stub::start(|req, _| {
+            if req.json().get("toolConfig").is_some() {
+                Reply::error_for(req, 400, None)
+            } else {
+                competent(req, 0)
+            }
+        });
+        // One at a time: with more in flight, each may be refused before the first refusal lands.
+        let mut one = settings(&stub);
+        one.concurrency = 1;
+        let outcome = run(&stub, &[leaky_format_note(), honest_add()], &one);
+        // One refused request, then every request without a tool.
+        assert_eq!(stub.requests().len(), 3);
+        assert!(
+            outcome.warnings.iter().any(|w| w.contains("refused")),
+            "{:?}",
+            outcome.warnings
+        );
+        assert_eq!(outcome.stats().answers_summary(), "json_object 2/2 valid");
+        assert_eq!(outcome.stats().incomplete, 0);
     }
 
     #[test]
