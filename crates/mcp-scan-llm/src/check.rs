@@ -174,8 +174,9 @@ impl AlignmentCheck {
             ),
             prompts: self.prompts.clone(),
         });
+        let limiter = shared.engine.limiter.clone();
         let (tools, warnings) = run_each(
-            self.settings.concurrency,
+            limiter,
             behaviors.to_vec(),
             |b| b.tool.clone(),
             move |b| {
@@ -192,10 +193,77 @@ impl AlignmentCheck {
     }
 }
 
-/// Runs `check` on every item with at most `concurrency` at once; one outcome per item, in
-/// input order, and the warnings the checks reported.
+/// How many requests may be in flight: starts at the configured concurrency, halves when the
+/// endpoint signals overload (429, timeouts), and creeps back up by one after a run of answers,
+/// never above the configured value. A single-slot local server thus ends at one at a time
+/// instead of queueing requests until they time out.
+pub(crate) struct Limiter {
+    sem: Arc<Semaphore>,
+    limit: std::sync::atomic::AtomicUsize,
+    max: usize,
+    successes: std::sync::atomic::AtomicUsize,
+}
+
+impl Limiter {
+    pub fn new(max: usize) -> Self {
+        let max = max.max(1);
+        Limiter {
+            sem: Arc::new(Semaphore::new(max)),
+            limit: max.into(),
+            max,
+            successes: 0.into(),
+        }
+    }
+
+    async fn acquire(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.sem.clone().acquire_owned().await.ok()
+    }
+
+    /// The endpoint is overloaded: halve the limit (permits are withdrawn as they come back).
+    pub fn congested(&self) -> Option<usize> {
+        self.successes.store(0, Ordering::SeqCst);
+        let cur = self.limit.load(Ordering::SeqCst);
+        let new = (cur / 2).max(1);
+        if new == cur
+            || self
+                .limit
+                .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+        {
+            return None;
+        }
+        let sem = self.sem.clone();
+        let n = u32::try_from(cur - new).unwrap_or(u32::MAX);
+        tokio::spawn(async move {
+            if let Ok(p) = sem.acquire_many_owned(n).await {
+                p.forget();
+            }
+        });
+        Some(new)
+    }
+
+    /// An answer arrived: after as many answers in a row as the limit, allow one more.
+    pub fn answered(&self) {
+        let cur = self.limit.load(Ordering::SeqCst);
+        if cur >= self.max {
+            return;
+        }
+        if self.successes.fetch_add(1, Ordering::SeqCst) + 1 >= cur * 2
+            && self
+                .limit
+                .compare_exchange(cur, cur + 1, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        {
+            self.successes.store(0, Ordering::SeqCst);
+            self.sem.add_permits(1);
+        }
+    }
+}
+
+/// Runs `check` on every item with at most the limiter's count at once; one outcome per item,
+/// in input order, and the warnings the checks reported.
 pub(crate) async fn run_each<X, F, Fut>(
-    concurrency: usize,
+    limiter: Arc<Limiter>,
     items: Vec<X>,
     tool_of: impl Fn(&X) -> ToolRef,
     check: F,
@@ -206,13 +274,12 @@ where
     Fut: std::future::Future<Output = (ToolOutcome, Option<String>)> + Send + 'static,
 {
     let refs: Vec<ToolRef> = items.iter().map(tool_of).collect();
-    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = tokio::task::JoinSet::new();
     for (i, item) in items.into_iter().enumerate() {
         // Permits are taken here, in tool order, so tools start in a deterministic order and
         // a token budget runs out on the same tools every time. The semaphore is never
         // closed; were acquiring to fail, the task runs unthrottled rather than not at all.
-        let permit = permits.clone().acquire_owned().await.ok();
+        let permit = limiter.acquire().await;
         let fut = check(item);
         set.spawn(async move {
             let _permit = permit;
@@ -341,6 +408,10 @@ pub(crate) struct Engine {
     pub settings: LlmSettings,
     /// Tokens spent or reserved so far (prompt + answer).
     pub spent: AtomicU64,
+    pub limiter: Arc<Limiter>,
+    /// The whole LLM phase ends here (`--llm-deadline`); tools not answered by then are
+    /// INCOMPLETE.
+    pub deadline: tokio::time::Instant,
 }
 
 impl Engine {
@@ -349,11 +420,15 @@ impl Engine {
         cache: Option<AnswerCache>,
         settings: LlmSettings,
     ) -> Self {
+        let limiter = Arc::new(Limiter::new(settings.concurrency));
+        let deadline = tokio::time::Instant::now() + settings.deadline;
         Engine {
             provider,
             cache,
             settings,
             spent: AtomicU64::new(0),
+            limiter,
+            deadline,
         }
     }
 
@@ -414,7 +489,19 @@ where
     let mut transient_retries = 0u32;
     let mut invalid_answers = 0u32;
     let mut schema_refusals = 0u32;
+    let past_deadline = |eng: &Engine| {
+        format!(
+            "the LLM phase reached its deadline of {} s (--llm-deadline) before this tool had an answer",
+            eng.settings.deadline.as_secs()
+        )
+    };
     loop {
+        let now = tokio::time::Instant::now();
+        if now >= eng.deadline {
+            out.result = Err(past_deadline(eng));
+            return out;
+        }
+        let remaining = eng.deadline - now;
         if let Some(budget) = eng.settings.token_budget {
             let before = eng.spent.fetch_add(reserve, Ordering::SeqCst);
             if before + reserve > budget {
@@ -426,12 +513,26 @@ where
             }
         }
         out.requests += 1;
-        let answer =
-            match tokio::time::timeout(eng.settings.timeout, eng.provider.complete(&request)).await
-            {
-                Ok(r) => r,
-                Err(_) => Err(ProviderError::Timeout(eng.settings.timeout)),
-            };
+        let wait = eng.settings.timeout.min(remaining);
+        let answer = match tokio::time::timeout(wait, eng.provider.complete(&request)).await {
+            Ok(r) => r,
+            Err(_) if wait < eng.settings.timeout => {
+                out.result = Err(past_deadline(eng));
+                return out;
+            }
+            Err(_) => Err(ProviderError::Timeout(eng.settings.timeout)),
+        };
+        match &answer {
+            Ok(_) => eng.limiter.answered(),
+            Err(ProviderError::RateLimited { .. } | ProviderError::Timeout(_)) => {
+                if let Some(n) = eng.limiter.congested() {
+                    out.warning = Some(format!(
+                        "{model_label} signalled overload (rate limits or timeouts): requests in flight reduced to {n}"
+                    ));
+                }
+            }
+            Err(_) => {}
+        }
         // Settle the reservation with what the provider reports (or the estimate).
         if eng.settings.token_budget.is_some() {
             let actual = match &answer {
@@ -505,6 +606,10 @@ where
                     None
                 };
                 match delay {
+                    Some(d) if tokio::time::Instant::now() + d >= eng.deadline => {
+                        out.result = Err(format!("{} (last error: {e})", past_deadline(eng)));
+                        return out;
+                    }
                     Some(d) => {
                         transient_retries += 1;
                         tokio::time::sleep(d).await;

@@ -332,8 +332,9 @@ impl PoisonJudge {
             ),
             template: self.template.clone(),
         });
+        let limiter = shared.engine.limiter.clone();
         let (tools, warnings) = run_each(
-            self.settings.concurrency,
+            limiter,
             items.to_vec(),
             |i| i.tool.clone(),
             move |item| {

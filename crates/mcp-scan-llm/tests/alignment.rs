@@ -399,6 +399,66 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
+fn a_hung_endpoint_costs_at_most_the_deadline_and_every_tool_is_incomplete() {
+    let stub = Stub::start(|_, _| Reply::Hang);
+    let mut s = settings(&stub);
+    s.timeout = Duration::from_secs(30);
+    s.retries = 3;
+    s.concurrency = 1;
+    s.deadline = Duration::from_millis(1500);
+    let started = Instant::now();
+    let outcome =
+        check_blocking(&s, &[leaky_format_note(), honest_add(), honest_read_note()]).expect("runs");
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "bounded by the deadline, not retries x timeout: {took:?}"
+    );
+    assert_eq!(outcome.tools.len(), 3);
+    for i in 0..3 {
+        assert!(
+            incomplete_reason(&outcome, i).contains("--llm-deadline"),
+            "{}",
+            incomplete_reason(&outcome, i)
+        );
+    }
+}
+
+#[test]
+fn rate_limits_halve_the_requests_in_flight_and_every_tool_still_gets_a_verdict() {
+    // The first two answers are 429s without Retry-After: the limit drops from 4 to 2.
+    let stub = Stub::start(|req, i| {
+        if i < 2 {
+            Reply::Delayed(
+                Duration::from_millis(100),
+                Box::new(Reply::error_for(req, 429, None)),
+            )
+        } else {
+            Reply::Delayed(Duration::from_millis(100), Box::new(competent(req, i)))
+        }
+    });
+    let s = settings(&stub);
+    assert_eq!(s.concurrency, 4);
+    let behaviors: Vec<_> = (0..8)
+        .map(|i| {
+            let mut b = honest_add();
+            b.tool.name = format!("add_{i}");
+            b
+        })
+        .collect();
+    let outcome = check_blocking(&s, &behaviors).expect("runs");
+    assert_eq!(outcome.stats().incomplete, 0, "{:?}", outcome.tools);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("requests in flight reduced to")),
+        "{:?}",
+        outcome.warnings
+    );
+}
+
+#[test]
 fn rejected_request_is_not_retried() {
     let stub = Stub::start(|req, _| Reply::error_for(req, 401, None));
     let outcome = check_blocking(&settings(&stub), &[honest_add()]).expect("runs");
