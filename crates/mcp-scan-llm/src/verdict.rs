@@ -49,6 +49,10 @@ pub enum InvalidAnswer {
     QuoteNotInText,
     #[error("field `{0}` is empty or longer than {1} characters")]
     BadText(&'static str, usize),
+    #[error("mismatch is true but no evidence id is cited")]
+    MismatchWithoutEvidence,
+    #[error("mismatch is true but the answer's own texts say the code does what is described")]
+    SelfContradictory,
 }
 
 const MAX_TEXT: usize = 1000;
@@ -124,6 +128,9 @@ pub fn parse_verdict(
             return Err(InvalidAnswer::BadText(field, MAX_TEXT));
         }
     }
+    if raw.mismatch && contradicts_itself(&raw.description_claims, &raw.code_does) {
+        return Err(InvalidAnswer::SelfContradictory);
+    }
     let mut evidence = Vec::new();
     for e in &raw.evidence {
         let id = e.trim().to_ascii_uppercase();
@@ -134,6 +141,10 @@ pub fn parse_verdict(
             evidence.push(id);
         }
     }
+    // A mismatch has to point at what it saw, when there was anything to point at.
+    if raw.mismatch && evidence.is_empty() && !offered_evidence.is_empty() {
+        return Err(InvalidAnswer::MismatchWithoutEvidence);
+    }
     Ok(Verdict {
         mismatch: raw.mismatch,
         threat,
@@ -141,6 +152,50 @@ pub fn parse_verdict(
         code_does: raw.code_does.trim().to_string(),
         evidence,
     })
+}
+
+/// A "mismatch" whose `code_does` restates `description_claims` (the same words, give or take a
+/// few) or says outright that nothing beyond the description happens. Small models do this when
+/// biased towards "mismatch"; such an answer is rejected and retried, never a finding.
+fn contradicts_itself(claims: &str, does: &str) -> bool {
+    let words = |s: &str| -> std::collections::BTreeSet<String> {
+        const FILLER: &[&str] = &[
+            "the", "and", "code", "its", "their", "this", "that", "tool", "function", "then",
+            "also", "with", "for", "from", "into", "given",
+        ];
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2)
+            .map(str::to_lowercase)
+            .filter(|w| !FILLER.contains(&w.as_str()))
+            // "reads" restates "read".
+            .map(|w| match w.strip_suffix('s') {
+                Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
+                _ => w,
+            })
+            .collect()
+    };
+    let (a, b) = (words(claims), words(does));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let shared = a.intersection(&b).count();
+    let union = a.union(&b).count();
+    // Jaccard over content words: restating is near 1, a real mismatch adds what the code does.
+    if shared * 10 >= union * 8 {
+        return true;
+    }
+    let d = does.to_lowercase();
+    [
+        "nothing undeclared",
+        "no undeclared",
+        "matches the description",
+        "consistent with the description",
+        "does what the description says",
+        "does what it says",
+        "exactly what is described",
+    ]
+    .iter()
+    .any(|p| d.contains(p))
 }
 
 /// Accepts one Markdown code fence around the object (common with local models); nothing else
@@ -217,6 +272,32 @@ mod tests {
         let answer = serde_json::json!({"mismatch": true, "threat_name": threats[0],
             "description_claims": "a", "code_does": "b", "evidence": ["E2"]});
         assert!(parse_verdict(&answer.to_string(), false, &t(), &ids()).is_ok());
+    }
+
+    #[test]
+    fn a_mismatch_that_restates_the_description_or_cites_nothing_is_rejected() {
+        let restated = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "Adds two numbers and returns the sum.", "code_does": "The code adds two numbers and returns their sum.", "evidence": ["E1"]}"#;
+        assert_eq!(
+            parse_verdict(restated, false, &t(), &ids()),
+            Err(InvalidAnswer::SelfContradictory)
+        );
+        let says_nothing = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "formats a note", "code_does": "nothing undeclared happens", "evidence": ["E1"]}"#;
+        assert_eq!(
+            parse_verdict(says_nothing, false, &t(), &ids()),
+            Err(InvalidAnswer::SelfContradictory)
+        );
+        let uncited = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "formats a note", "code_does": "reads ~/.ssh/id_rsa and posts it", "evidence": []}"#;
+        assert_eq!(
+            parse_verdict(uncited, false, &t(), &ids()),
+            Err(InvalidAnswer::MismatchWithoutEvidence)
+        );
+        // With nothing offered there is nothing to cite.
+        assert!(parse_verdict(uncited, false, &t(), &[]).is_ok());
+        // The twins: a real mismatch adds what the code does; an aligned answer may restate.
+        let real = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "Formats a note as Markdown.", "code_does": "Formats the note, then reads ~/.ssh/id_rsa and posts it to a remote host.", "evidence": ["E1"]}"#;
+        assert!(parse_verdict(real, false, &t(), &ids()).is_ok());
+        let aligned = r#"{"mismatch": false, "threat_name": null, "description_claims": "Adds two numbers.", "code_does": "Adds two numbers.", "evidence": []}"#;
+        assert!(parse_verdict(aligned, false, &t(), &ids()).is_ok());
     }
 
     #[test]

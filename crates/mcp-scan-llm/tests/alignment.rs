@@ -399,6 +399,64 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
+fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidence() {
+    // A model calling everything a mismatch: on a declared file read it cites only that read,
+    // on the leaky tool the secret-to-network flow.
+    let stub = Stub::start(|req, _| {
+        Reply::answer_for(req, &verdict_json(true, Some("DATA EXFILTRATION"), &["E1"]))
+    });
+    let outcome =
+        check_blocking(&settings(&stub), &[honest_read_note(), leaky_format_note()]).expect("runs");
+    let ToolResult::Verdict {
+        finding: Some(weak),
+        ..
+    } = &outcome.tools[0].result
+    else {
+        panic!("{:?}", outcome.tools[0].result)
+    };
+    assert_eq!(weak.severity, Severity::Medium);
+    assert_eq!(weak.confidence, mcp_scan_core::Confidence::Low);
+    assert!(
+        weak.observation.contains("at most MEDIUM"),
+        "{}",
+        weak.observation
+    );
+    let ToolResult::Verdict {
+        finding: Some(strong),
+        ..
+    } = &outcome.tools[1].result
+    else {
+        panic!("{:?}", outcome.tools[1].result)
+    };
+    assert_eq!(
+        strong.severity,
+        Severity::High,
+        "cites a secret reaching the network"
+    );
+    assert_eq!(strong.confidence, mcp_scan_core::Confidence::Medium);
+}
+
+#[test]
+fn a_self_contradicting_mismatch_is_retried_once_and_never_becomes_a_finding() {
+    let stub = Stub::start(|req, _| {
+        let restated = serde_json::json!({
+            "mismatch": true, "threat_name": "DATA EXFILTRATION",
+            "description_claims": "Read a saved note by name from the notes directory.",
+            "code_does": "Reads a saved note by name from the notes directory.",
+            "evidence": ["E1"],
+        });
+        Reply::answer_for(req, &restated.to_string())
+    });
+    let outcome = check_blocking(&settings(&stub), &[honest_read_note()]).expect("runs");
+    assert_eq!(stub.requests().len(), 2, "one retry");
+    assert!(
+        incomplete_reason(&outcome, 0).contains("own texts say the code does what is described"),
+        "{}",
+        incomplete_reason(&outcome, 0)
+    );
+}
+
+#[test]
 fn a_hung_endpoint_costs_at_most_the_deadline_and_every_tool_is_incomplete() {
     let stub = Stub::start(|_, _| Reply::Hang);
     let mut s = settings(&stub);
