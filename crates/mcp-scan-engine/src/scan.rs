@@ -426,12 +426,8 @@ fn scan_server(
         if let Some(settings) = llm {
             let outcome = mcp_scan_llm::check_blocking(settings, &r.behaviors)?;
             mcp_scan_llm::apply_to_report(&mut r, &outcome);
-            let s = outcome.stats();
             messages.extend(outcome.warnings.iter().map(|w| format!("warning: {w}")));
-            messages.push(format!(
-                "llm {}: {} tool(s), {} request(s), {} from cache, {} incomplete",
-                outcome.model, s.tools, s.requests, s.cache_hits, s.incomplete
-            ));
+            messages.push(format!("llm {}", outcome.summary("tool(s)")));
         }
         statics = Some(r);
     } else if let Some(reason) = &spec.source_gap {

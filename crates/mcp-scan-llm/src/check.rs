@@ -6,8 +6,8 @@ use crate::config::LlmSettings;
 use crate::error::ProviderError;
 use crate::findings::verdict_finding;
 use crate::prompt::{Prompt, PromptBuilder};
-use crate::provider::{ChatRequest, Provider, Usage};
-use crate::verdict::{Verdict, parse_verdict};
+use crate::provider::{AnswerMode, AnswerSchema, ChatRequest, Provider, Usage};
+use crate::verdict::{Verdict, parse_verdict, verdict_schema};
 use mcp_scan_core::{Finding, ToolBehavior, ToolRef};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,10 +43,19 @@ pub struct ToolOutcome {
     pub estimated_prompt_tokens: u64,
     /// What the provider reported, summed over this tool's requests.
     pub usage: Usage,
+    /// Every answer received, in order: how its shape was asked for and whether it was valid.
+    pub answers: Vec<(AnswerMode, bool)>,
+}
+
+/// Answers received in one mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeCount {
+    pub valid: u64,
+    pub total: u64,
 }
 
 /// Totals over a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunStats {
     pub tools: usize,
     pub requests: u64,
@@ -56,6 +65,22 @@ pub struct RunStats {
     pub estimated_prompt_tokens: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Valid answers per answer mode (the valid-answer rate of each).
+    pub answers: std::collections::BTreeMap<AnswerMode, ModeCount>,
+}
+
+impl RunStats {
+    /// `json_schema 3/3 valid` (`, json_object 1/2 valid`), or `no answers`.
+    pub fn answers_summary(&self) -> String {
+        if self.answers.is_empty() {
+            return "no answers".into();
+        }
+        self.answers
+            .iter()
+            .map(|(m, c)| format!("{m} {}/{} valid", c.valid, c.total))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The result of a run, one outcome per tool in input order.
@@ -80,6 +105,11 @@ impl LlmOutcome {
             s.estimated_prompt_tokens += t.estimated_prompt_tokens;
             s.prompt_tokens += t.usage.prompt_tokens;
             s.completion_tokens += t.usage.completion_tokens;
+            for (mode, valid) in &t.answers {
+                let c = s.answers.entry(*mode).or_default();
+                c.total += 1;
+                c.valid += u64::from(*valid);
+            }
             match &t.result {
                 ToolResult::Incomplete { .. } => s.incomplete += 1,
                 ToolResult::Verdict { verdict, .. } if verdict.mismatch => s.mismatches += 1,
@@ -88,6 +118,21 @@ impl LlmOutcome {
             }
         }
         s
+    }
+
+    /// One line for the user: `openai/m: 3 tool(s), 3 request(s), 0 from cache, 0 incomplete;
+    /// answers: json_schema 3/3 valid`. `unit` names what was checked (`tool(s)`, `entit(ies)`).
+    pub fn summary(&self, unit: &str) -> String {
+        let s = self.stats();
+        format!(
+            "{}: {} {unit}, {} request(s), {} from cache, {} incomplete; answers: {}",
+            self.model,
+            s.tools,
+            s.requests,
+            s.cache_hits,
+            s.incomplete,
+            s.answers_summary()
+        )
     }
 
     pub fn get(&self, tool: &ToolRef) -> Option<&ToolOutcome> {
@@ -129,8 +174,9 @@ impl AlignmentCheck {
             ),
             prompts: self.prompts.clone(),
         });
+        let limiter = shared.engine.limiter.clone();
         let (tools, warnings) = run_each(
-            self.settings.concurrency,
+            limiter,
             behaviors.to_vec(),
             |b| b.tool.clone(),
             move |b| {
@@ -147,10 +193,77 @@ impl AlignmentCheck {
     }
 }
 
-/// Runs `check` on every item with at most `concurrency` at once; one outcome per item, in
-/// input order, and the warnings the checks reported.
+/// How many requests may be in flight: starts at the configured concurrency, halves when the
+/// endpoint signals overload (429, timeouts), and creeps back up by one after a run of answers,
+/// never above the configured value. A single-slot local server thus ends at one at a time
+/// instead of queueing requests until they time out.
+pub(crate) struct Limiter {
+    sem: Arc<Semaphore>,
+    limit: std::sync::atomic::AtomicUsize,
+    max: usize,
+    successes: std::sync::atomic::AtomicUsize,
+}
+
+impl Limiter {
+    pub fn new(max: usize) -> Self {
+        let max = max.max(1);
+        Limiter {
+            sem: Arc::new(Semaphore::new(max)),
+            limit: max.into(),
+            max,
+            successes: 0.into(),
+        }
+    }
+
+    async fn acquire(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.sem.clone().acquire_owned().await.ok()
+    }
+
+    /// The endpoint is overloaded: halve the limit (permits are withdrawn as they come back).
+    pub fn congested(&self) -> Option<usize> {
+        self.successes.store(0, Ordering::SeqCst);
+        let cur = self.limit.load(Ordering::SeqCst);
+        let new = (cur / 2).max(1);
+        if new == cur
+            || self
+                .limit
+                .compare_exchange(cur, new, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+        {
+            return None;
+        }
+        let sem = self.sem.clone();
+        let n = u32::try_from(cur - new).unwrap_or(u32::MAX);
+        tokio::spawn(async move {
+            if let Ok(p) = sem.acquire_many_owned(n).await {
+                p.forget();
+            }
+        });
+        Some(new)
+    }
+
+    /// An answer arrived: after as many answers in a row as the limit, allow one more.
+    pub fn answered(&self) {
+        let cur = self.limit.load(Ordering::SeqCst);
+        if cur >= self.max {
+            return;
+        }
+        if self.successes.fetch_add(1, Ordering::SeqCst) + 1 >= cur * 2
+            && self
+                .limit
+                .compare_exchange(cur, cur + 1, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        {
+            self.successes.store(0, Ordering::SeqCst);
+            self.sem.add_permits(1);
+        }
+    }
+}
+
+/// Runs `check` on every item with at most the limiter's count at once; one outcome per item,
+/// in input order, and the warnings the checks reported.
 pub(crate) async fn run_each<X, F, Fut>(
-    concurrency: usize,
+    limiter: Arc<Limiter>,
     items: Vec<X>,
     tool_of: impl Fn(&X) -> ToolRef,
     check: F,
@@ -161,13 +274,12 @@ where
     Fut: std::future::Future<Output = (ToolOutcome, Option<String>)> + Send + 'static,
 {
     let refs: Vec<ToolRef> = items.iter().map(tool_of).collect();
-    let permits = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut set = tokio::task::JoinSet::new();
     for (i, item) in items.into_iter().enumerate() {
         // Permits are taken here, in tool order, so tools start in a deterministic order and
         // a token budget runs out on the same tools every time. The semaphore is never
         // closed; were acquiring to fail, the task runs unthrottled rather than not at all.
-        let permit = permits.clone().acquire_owned().await.ok();
+        let permit = limiter.acquire().await;
         let fut = check(item);
         set.spawn(async move {
             let _permit = permit;
@@ -180,7 +292,12 @@ where
     while let Some(joined) = set.join_next().await {
         if let Ok((i, outcome, warning)) = joined {
             slots[i] = Some(outcome);
-            warnings.extend(warning);
+            // Concurrent tools can hit the same condition (a refused schema): say it once.
+            if let Some(w) = warning
+                && !warnings.contains(&w)
+            {
+                warnings.push(w);
+            }
         }
     }
     let tools = slots
@@ -196,6 +313,7 @@ where
                 cached: false,
                 estimated_prompt_tokens: 0,
                 usage: Usage::default(),
+                answers: Vec::new(),
             })
         })
         .collect();
@@ -239,6 +357,7 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
         estimated_tokens: prompt.estimated_tokens,
         max_output_tokens: template.max_output_tokens,
         retry_note: RETRY_NOTE,
+        schema: Some(verdict_schema(template, &offered)),
     };
     let ex = exchange(
         &sh.engine,
@@ -263,6 +382,7 @@ async fn check_one(sh: &Shared, b: &ToolBehavior) -> (ToolOutcome, Option<String
             cached: ex.cached,
             estimated_prompt_tokens: prompt.estimated_tokens,
             usage: ex.usage,
+            answers: ex.answers,
         },
         ex.warning,
     )
@@ -277,6 +397,8 @@ pub(crate) struct Ask<'a> {
     pub max_output_tokens: u32,
     /// Appended to the user message when an invalid answer is retried.
     pub retry_note: &'a str,
+    /// The answer's shape, for providers that can enforce one.
+    pub schema: Option<AnswerSchema>,
 }
 
 /// Provider, cache, settings and the shared token budget: what every LLM check runs on.
@@ -286,6 +408,10 @@ pub(crate) struct Engine {
     pub settings: LlmSettings,
     /// Tokens spent or reserved so far (prompt + answer).
     pub spent: AtomicU64,
+    pub limiter: Arc<Limiter>,
+    /// The whole LLM phase ends here (`--llm-deadline`); tools not answered by then are
+    /// INCOMPLETE.
+    pub deadline: tokio::time::Instant,
 }
 
 impl Engine {
@@ -294,11 +420,15 @@ impl Engine {
         cache: Option<AnswerCache>,
         settings: LlmSettings,
     ) -> Self {
+        let limiter = Arc::new(Limiter::new(settings.concurrency));
+        let deadline = tokio::time::Instant::now() + settings.deadline;
         Engine {
             provider,
             cache,
             settings,
             spent: AtomicU64::new(0),
+            limiter,
+            deadline,
         }
     }
 
@@ -315,6 +445,7 @@ pub(crate) struct Exchange<T> {
     pub cached: bool,
     pub usage: Usage,
     pub warning: Option<String>,
+    pub answers: Vec<(AnswerMode, bool)>,
 }
 
 /// The request loop shared by every check: cache lookup (re-validated by `still_valid`), token
@@ -338,6 +469,7 @@ where
         cached: false,
         usage: Usage::default(),
         warning: None,
+        answers: Vec::new(),
     };
     if let Some(cache) = &eng.cache
         && let Some(entry) = cache.get::<T>(ask.key)
@@ -351,11 +483,25 @@ where
         system: ask.system.to_string(),
         user: ask.user.to_string(),
         max_output_tokens: ask.max_output_tokens,
+        schema: ask.schema.clone(),
     };
     let reserve = ask.estimated_tokens + u64::from(ask.max_output_tokens);
     let mut transient_retries = 0u32;
     let mut invalid_answers = 0u32;
+    let mut schema_refusals = 0u32;
+    let past_deadline = |eng: &Engine| {
+        format!(
+            "the LLM phase reached its deadline of {} s (--llm-deadline) before this tool had an answer",
+            eng.settings.deadline.as_secs()
+        )
+    };
     loop {
+        let now = tokio::time::Instant::now();
+        if now >= eng.deadline {
+            out.result = Err(past_deadline(eng));
+            return out;
+        }
+        let remaining = eng.deadline - now;
         if let Some(budget) = eng.settings.token_budget {
             let before = eng.spent.fetch_add(reserve, Ordering::SeqCst);
             if before + reserve > budget {
@@ -367,12 +513,26 @@ where
             }
         }
         out.requests += 1;
-        let answer =
-            match tokio::time::timeout(eng.settings.timeout, eng.provider.complete(&request)).await
-            {
-                Ok(r) => r,
-                Err(_) => Err(ProviderError::Timeout(eng.settings.timeout)),
-            };
+        let wait = eng.settings.timeout.min(remaining);
+        let answer = match tokio::time::timeout(wait, eng.provider.complete(&request)).await {
+            Ok(r) => r,
+            Err(_) if wait < eng.settings.timeout => {
+                out.result = Err(past_deadline(eng));
+                return out;
+            }
+            Err(_) => Err(ProviderError::Timeout(eng.settings.timeout)),
+        };
+        match &answer {
+            Ok(_) => eng.limiter.answered(),
+            Err(ProviderError::RateLimited { .. } | ProviderError::Timeout(_)) => {
+                if let Some(n) = eng.limiter.congested() {
+                    out.warning = Some(format!(
+                        "{model_label} signalled overload (rate limits or timeouts): requests in flight reduced to {n}"
+                    ));
+                }
+            }
+            Err(_) => {}
+        }
         // Settle the reservation with what the provider reports (or the estimate).
         if eng.settings.token_budget.is_some() {
             let actual = match &answer {
@@ -391,9 +551,11 @@ where
                     out.usage.prompt_tokens += u.prompt_tokens;
                     out.usage.completion_tokens += u.completion_tokens;
                 }
-                match parse(&resp.text, resp.truncated) {
+                let parsed = parse(&resp.text, resp.truncated);
+                out.answers.push((resp.mode, parsed.is_ok()));
+                match parsed {
                     Ok(verdict) => {
-                        out.warning = eng.cache.as_ref().and_then(|c| {
+                        let cache_warning = eng.cache.as_ref().and_then(|c| {
                             c.put(ask.key, &model_label, &verdict, resp.usage)
                                 .err()
                                 .map(|e| {
@@ -403,6 +565,9 @@ where
                                     )
                                 })
                         });
+                        if cache_warning.is_some() {
+                            out.warning = cache_warning;
+                        }
                         out.result = Ok(verdict);
                         return out;
                     }
@@ -418,6 +583,15 @@ where
                     }
                 }
             }
+            // The provider switched to json_object for good; this prompt goes again at once.
+            Err(ProviderError::SchemaRefused { status, message }) if schema_refusals == 0 => {
+                schema_refusals += 1;
+                let message: String = message.chars().take(200).collect();
+                out.warning = Some(format!(
+                    "{model_label} refused a JSON-schema answer format (HTTP {status}: {message}); \
+                     answers are asked for as json_object, whose shape the model does not have to follow"
+                ));
+            }
             Err(ProviderError::Malformed(m)) => {
                 invalid_answers += 1;
                 if invalid_answers > 1 {
@@ -432,6 +606,10 @@ where
                     None
                 };
                 match delay {
+                    Some(d) if tokio::time::Instant::now() + d >= eng.deadline => {
+                        out.result = Err(format!("{} (last error: {e})", past_deadline(eng)));
+                        return out;
+                    }
                     Some(d) => {
                         transient_retries += 1;
                         tokio::time::sleep(d).await;

@@ -49,9 +49,15 @@ pub struct LlmArgs {
     #[arg(long, value_name = "PROFILE", help_heading = "LLM alignment check")]
     pub llm_aws_profile: Option<String>,
 
-    /// Requests in flight at once (default 4)
+    /// Most requests in flight at once (default 4; 1 for a local server on a loopback URL,
+    /// which usually has one slot). Halved while the endpoint answers 429 or times out.
     #[arg(long, value_name = "N", help_heading = "LLM alignment check")]
     pub llm_concurrency: Option<usize>,
+
+    /// Seconds the whole LLM phase may take (default 300); tools without an answer by then are
+    /// INCOMPLETE [env: MCP_SCAN_LLM_DEADLINE]
+    #[arg(long, value_name = "SECONDS", help_heading = "LLM alignment check")]
+    pub llm_deadline: Option<f64>,
 
     /// Seconds to wait for one answer (default 60) [env: MCP_SCAN_LLM_TIMEOUT, MCP_SCANNER_LLM_TIMEOUT]
     #[arg(long, value_name = "SECONDS", help_heading = "LLM alignment check")]
@@ -73,6 +79,13 @@ pub struct LlmArgs {
     /// Neither read nor write the answer cache.
     #[arg(long, help_heading = "LLM alignment check")]
     pub llm_no_cache: bool,
+
+    /// How answers are asked for: `auto` sends a JSON schema (structured outputs; a grammar on
+    /// llama.cpp, vLLM and Ollama; a forced tool call on Bedrock) and falls back to `json-object`
+    /// if the endpoint refuses it; `json-schema` makes a refusal an error
+    /// [env: MCP_SCAN_LLM_ANSWER_FORMAT]
+    #[arg(long, value_name = "FORMAT", help_heading = "LLM alignment check")]
+    pub llm_answer_format: Option<String>,
 }
 
 /// Which wire protocol to speak.
@@ -134,7 +147,14 @@ pub struct LlmSettings {
     pub max_retry_after: Duration,
     pub token_budget: Option<u64>,
     pub cache_dir: Option<PathBuf>,
+    pub answer_format: crate::provider::SchemaPolicy,
+    /// Bounds the whole LLM phase: a hung endpoint costs at most this.
+    pub deadline: Duration,
 }
+
+/// Long enough for a few dozen tools on a slow local model, short enough that a hung endpoint
+/// does not hold a scan for retries × timeout.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 
 const DEFAULT_OPENAI_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
@@ -157,6 +177,8 @@ impl LlmSettings {
             max_retry_after: Duration::from_secs(60),
             token_budget: None,
             cache_dir: None,
+            answer_format: crate::provider::SchemaPolicy::Auto,
+            deadline: DEFAULT_DEADLINE,
         }
     }
 }
@@ -370,6 +392,29 @@ pub fn resolve(
             return Err(invalid("--llm-concurrency", "must be between 1 and 64"));
         }
         s.concurrency = n;
+    } else if let ProviderSettings::OpenAi { base_url, .. } = &s.provider
+        && crate::provider::openai::is_loopback(base_url)
+    {
+        // Local servers (llama.cpp, Ollama) mostly serve one request at a time; more in flight
+        // only queue there and run into the per-request timeout.
+        s.concurrency = 1;
+    }
+    let deadline = match args.llm_deadline {
+        Some(t) => Some(("--llm-deadline".to_string(), t)),
+        None => match first(env, &["MCP_SCAN_LLM_DEADLINE"]) {
+            Some((src, v)) => Some((
+                src.clone(),
+                v.parse::<f64>()
+                    .map_err(|_| invalid(&src, format!("`{v}` is not a number of seconds")))?,
+            )),
+            None => None,
+        },
+    };
+    if let Some((src, t)) = deadline {
+        if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
+            return Err(invalid(&src, "must be between 0 and 86400 seconds"));
+        }
+        s.deadline = Duration::from_secs_f64(t);
     }
     let timeout = match args.llm_timeout {
         Some(t) => Some(("--llm-timeout".to_string(), t)),
@@ -404,6 +449,25 @@ pub fn resolve(
             None => None,
         },
     };
+    if let Some((src, v)) = flag_or_env(
+        &args.llm_answer_format,
+        "--llm-answer-format",
+        env,
+        &["MCP_SCAN_LLM_ANSWER_FORMAT"],
+    ) {
+        use crate::provider::SchemaPolicy;
+        s.answer_format = match v.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "auto" => SchemaPolicy::Auto,
+            "json-schema" | "schema" => SchemaPolicy::Require,
+            "json-object" | "json" => SchemaPolicy::Never,
+            _ => {
+                return Err(invalid(
+                    &src,
+                    format!("`{v}` is not an answer format (auto, json-schema or json-object)"),
+                ));
+            }
+        };
+    }
     s.cache_dir = if args.llm_no_cache {
         None
     } else if let Some(d) = &args.llm_cache_dir {
@@ -577,6 +641,89 @@ mod tests {
             ("MCP_SCAN_LLM_PROVIDER", "ollama"),
         ]);
         assert!(resolve(&args, &e).is_err());
+    }
+
+    #[test]
+    fn answer_format_defaults_to_auto_and_takes_flag_over_environment() {
+        use crate::provider::SchemaPolicy;
+        let base = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_PROVIDER", "ollama"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&base))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Auto);
+        let mut vars = base.to_vec();
+        vars.push(("MCP_SCAN_LLM_ANSWER_FORMAT", "json_object"));
+        let s = resolve(&LlmArgs::default(), &env(&vars))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Never);
+        let args = LlmArgs {
+            llm_answer_format: Some("json-schema".into()),
+            ..Default::default()
+        };
+        let s = resolve(&args, &env(&vars)).expect("ok").expect("on");
+        assert_eq!(s.answer_format, SchemaPolicy::Require);
+        let args = LlmArgs {
+            llm_answer_format: Some("yaml".into()),
+            ..Default::default()
+        };
+        let err = resolve(&args, &env(&base)).expect_err("bad format");
+        assert!(err.to_string().contains("--llm-answer-format"), "{err}");
+    }
+
+    #[test]
+    fn a_loopback_endpoint_starts_at_one_request_in_flight_unless_told_otherwise() {
+        let local = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_PROVIDER", "ollama"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&local))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.concurrency, 1);
+        let args = LlmArgs {
+            llm_concurrency: Some(3),
+            ..Default::default()
+        };
+        let s = resolve(&args, &env(&local)).expect("ok").expect("on");
+        assert_eq!(s.concurrency, 3);
+        let remote = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_BASE_URL", "https://llm.example.com/v1"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&remote))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.concurrency, 4);
+    }
+
+    #[test]
+    fn deadline_has_a_default_and_rejects_nonsense() {
+        let base = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_PROVIDER", "ollama"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&base))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.deadline, DEFAULT_DEADLINE);
+        let mut vars = base.to_vec();
+        vars.push(("MCP_SCAN_LLM_DEADLINE", "45"));
+        let s = resolve(&LlmArgs::default(), &env(&vars))
+            .expect("ok")
+            .expect("on");
+        assert_eq!(s.deadline, Duration::from_secs(45));
+        for bad in [-1.0, 0.0, f64::NAN] {
+            let args = LlmArgs {
+                llm_deadline: Some(bad),
+                ..Default::default()
+            };
+            let err = resolve(&args, &env(&base)).expect_err("bad deadline");
+            assert!(err.to_string().contains("--llm-deadline"), "{err}");
+        }
     }
 
     #[test]

@@ -77,6 +77,10 @@ pub enum ProviderError {
     /// The HTTP exchange succeeded but the body was not the provider's wire format.
     #[error("malformed provider response: {0}")]
     Malformed(String),
+    /// The endpoint refused a schema-constrained request; the provider has switched to
+    /// `json_object` for the rest of the run, and the same prompt is re-sent at once.
+    #[error("the endpoint refused a JSON-schema answer format (HTTP {status}): {message}")]
+    SchemaRefused { status: u16, message: String },
 }
 
 fn after(d: Option<Duration>) -> String {

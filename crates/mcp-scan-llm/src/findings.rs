@@ -7,7 +7,7 @@ use crate::verdict::Verdict;
 use mcp_scan_core::taxonomy::by_threat;
 use mcp_scan_core::{
     Analyzer, AnalyzerStatus, Confidence, EntityKind, EntityReport, Evidence, Finding, Report,
-    ToolBehavior,
+    Severity, ToolBehavior,
 };
 
 /// Rule id of an LLM alignment mismatch (docs in `rules/llm/L001.toml`).
@@ -56,21 +56,33 @@ pub fn verdict_finding(
         .iter()
         .filter_map(|id| prompt.evidence.iter().find(|e| &e.id == id))
         .collect();
-    let mut builder = Finding::builder(RULE_ID, Analyzer::Llm, row, b.tool.clone())
-        // Severity is the taxonomy row's default (set by the builder), never the model's say.
-        .confidence(if cited.is_empty() {
-            Confidence::Low
-        } else {
+    // Severity follows the evidence, never the model's say: the taxonomy row's default only when
+    // a cited item shows a capability that makes a mismatch serious; otherwise at most MEDIUM,
+    // low confidence.
+    let supported = cited.iter().any(|e| e.strong);
+    let mut builder = Finding::builder(RULE_ID, Analyzer::Llm, row, b.tool.clone());
+    if !supported {
+        builder = builder.severity(row.severity.min(Severity::Medium));
+    }
+    let mut builder = builder
+        .confidence(if supported {
             Confidence::Medium
+        } else {
+            Confidence::Low
         })
         .title(format!(
             "description does not match code: {}",
             row.threat.to_lowercase()
         ))
         .observation(format!(
-            "The description claims: {} The code: {}",
+            "The description claims: {} The code: {}{}",
             sentence(&v.description_claims),
-            sentence(&v.code_does)
+            sentence(&v.code_does),
+            if supported {
+                ""
+            } else {
+                " (No cited static evidence shows a secret read, egress or execution: at most MEDIUM.)"
+            }
         ))
         .declared(b.declared.clone())
         .location(

@@ -75,6 +75,7 @@ pub async fn build_provider(settings: &LlmSettings) -> Result<Arc<dyn Provider>,
                     provider::openai::TokenField::MaxTokens
                 },
                 connect_timeout: CONNECT_TIMEOUT,
+                schema: settings.answer_format,
             })
             .map_err(err)?;
             Ok(Arc::new(p))
@@ -91,6 +92,7 @@ pub async fn build_provider(settings: &LlmSettings) -> Result<Arc<dyn Provider>,
                 deployment: deployment.clone(),
                 api_version: api_version.clone(),
                 connect_timeout: CONNECT_TIMEOUT,
+                schema: settings.answer_format,
             })
             .map_err(err)?;
             Ok(Arc::new(p))
@@ -108,6 +110,7 @@ pub async fn build_provider(settings: &LlmSettings) -> Result<Arc<dyn Provider>,
                     profile: profile.clone(),
                     endpoint_url: endpoint_url.clone(),
                     connect_timeout: Some(CONNECT_TIMEOUT),
+                    schema: settings.answer_format,
                 })
                 .await
                 .map_err(err)?;

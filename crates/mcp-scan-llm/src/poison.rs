@@ -170,6 +170,29 @@ fn normalise(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The judge's answer schema: the template's classes as an enum.
+pub fn poison_schema(t: &PoisonTemplate) -> crate::provider::AnswerSchema {
+    let mut classes: Vec<serde_json::Value> = t
+        .classes
+        .iter()
+        .map(|c| serde_json::Value::String(c.name.clone()))
+        .collect();
+    classes.push(serde_json::Value::Null);
+    crate::provider::AnswerSchema {
+        name: "poisoning_verdict".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "poisoned": {"type": "boolean"},
+                "class": {"type": ["string", "null"], "enum": classes},
+                "evidence": {"type": ["string", "null"]},
+            },
+            "required": ["poisoned", "class", "evidence"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
 /// Validates an answer against the class list and the text the model was shown.
 pub fn parse_poison(
     text: &str,
@@ -309,8 +332,9 @@ impl PoisonJudge {
             ),
             template: self.template.clone(),
         });
+        let limiter = shared.engine.limiter.clone();
         let (tools, warnings) = run_each(
-            self.settings.concurrency,
+            limiter,
             items.to_vec(),
             |i| i.tool.clone(),
             move |item| {
@@ -376,6 +400,7 @@ async fn judge_one(sh: &Shared, item: &JudgeItem) -> (ToolOutcome, Option<String
         estimated_tokens: estimated,
         max_output_tokens: t.max_output_tokens,
         retry_note: POISON_RETRY_NOTE,
+        schema: Some(poison_schema(t)),
     };
     let parse = |text: &str, truncated: bool| parse_poison(text, truncated, t, item, &shown);
     let ex = exchange(
@@ -409,6 +434,7 @@ async fn judge_one(sh: &Shared, item: &JudgeItem) -> (ToolOutcome, Option<String
             cached: ex.cached,
             estimated_prompt_tokens: estimated,
             usage: ex.usage,
+            answers: ex.answers,
         },
         ex.warning,
     )

@@ -24,6 +24,10 @@ pub struct EvidenceItem {
     pub location: SourceLocation,
     /// A short note for the finding's evidence list.
     pub note: String,
+    /// Shows a capability a description could leave undeclared and that makes a mismatch
+    /// serious: a secret read, egress, code or command execution (an unsanitized flow into
+    /// such a sink, or the capability itself). Only a mismatch citing one may be HIGH.
+    pub strong: bool,
 }
 
 /// A prompt ready to send.
@@ -240,6 +244,13 @@ fn capability_priority(kind: &str) -> u8 {
     }
 }
 
+fn is_execution(kind: &str) -> bool {
+    matches!(
+        kind,
+        "command-exec" | "process-exec" | "code-eval" | "deserialize"
+    )
+}
+
 fn is_network(kind: &str) -> bool {
     kind.starts_with("network") || kind == "socket" || kind == "dns"
 }
@@ -325,7 +336,7 @@ type RawItem<'a> = (
 
 /// Every evidence item of a behaviour, most important first, ids assigned in that order.
 pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceItem> {
-    let mut raw: Vec<RawItem<'_>> = Vec::new();
+    let mut raw: Vec<(RawItem<'_>, bool)> = Vec::new();
     for (i, f) in b.flows.iter().enumerate() {
         let location = f
             .path
@@ -333,12 +344,19 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
             .map(|s| s.location.clone())
             .unwrap_or_else(|| b.location.clone());
         let note = format!("{} reaches {} ({})", f.source, f.sink_kind, f.sink_api);
+        let strong = !f.sanitized
+            && (f.source.starts_with("secret:")
+                || is_network(&f.sink_kind)
+                || is_execution(&f.sink_kind));
         raw.push((
-            flow_priority(f),
-            i,
-            Box::new(move |id: &str| render_flow(id, f, max_item_chars)),
-            location,
-            note,
+            (
+                flow_priority(f),
+                i,
+                Box::new(move |id: &str| render_flow(id, f, max_item_chars)),
+                location,
+                note,
+            ),
+            strong,
         ));
     }
     let nflows = b.flows.len();
@@ -348,41 +366,50 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
             None => format!("{} via {}", c.kind, c.api),
         };
         raw.push((
-            capability_priority(&c.kind),
-            nflows + i,
-            Box::new(move |id: &str| render_capability(id, c, max_item_chars)),
-            c.location.clone(),
-            note,
+            (
+                capability_priority(&c.kind),
+                nflows + i,
+                Box::new(move |id: &str| render_capability(id, c, max_item_chars)),
+                c.location.clone(),
+                note,
+            ),
+            is_network(&c.kind) || is_execution(&c.kind),
         ));
     }
     let ncap = nflows + b.capabilities.len();
     for (i, n) in b.notes.iter().enumerate() {
         let text = one_line(n);
         raw.push((
-            8,
-            ncap + i,
-            Box::new(move |id: &str| {
-                truncate_chars(&format!("{id} note: {text}"), max_item_chars).0
-            }),
-            b.location.clone(),
-            one_line(n),
+            (
+                8,
+                ncap + i,
+                Box::new(move |id: &str| {
+                    truncate_chars(&format!("{id} note: {text}"), max_item_chars).0
+                }),
+                b.location.clone(),
+                one_line(n),
+            ),
+            false,
         ));
     }
     if !b.complete {
         raw.push((
-            1,
-            usize::MAX,
-            Box::new(|id: &str| {
-                format!("{id} note: static analysis of this tool is incomplete; absence of evidence is not evidence of absence")
-            }),
-            b.location.clone(),
-            "static analysis incomplete".to_string(),
+            (
+                1,
+                usize::MAX,
+                Box::new(|id: &str| {
+                    format!("{id} note: static analysis of this tool is incomplete; absence of evidence is not evidence of absence")
+                }),
+                b.location.clone(),
+                "static analysis incomplete".to_string(),
+            ),
+            false,
         ));
     }
-    raw.sort_by_key(|(p, i, ..)| (*p, *i));
+    raw.sort_by_key(|((p, i, ..), _)| (*p, *i));
     raw.into_iter()
         .enumerate()
-        .map(|(n, (priority, _, render, location, note))| {
+        .map(|(n, ((priority, _, render, location, note), strong))| {
             let id = format!("E{}", n + 1);
             EvidenceItem {
                 text: render(&id),
@@ -390,6 +417,7 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 priority,
                 location,
                 note,
+                strong,
             }
         })
         .collect()

@@ -1,6 +1,7 @@
 //! The model's answer: one strict JSON object, validated against the template's threat list and
 //! the evidence ids the prompt offered.
 
+use crate::provider::AnswerSchema;
 use crate::template::Template;
 use serde::{Deserialize, Serialize};
 
@@ -48,9 +49,46 @@ pub enum InvalidAnswer {
     QuoteNotInText,
     #[error("field `{0}` is empty or longer than {1} characters")]
     BadText(&'static str, usize),
+    #[error("mismatch is true but no evidence id is cited")]
+    MismatchWithoutEvidence,
+    #[error("mismatch is true but the answer's own texts say the code does what is described")]
+    SelfContradictory,
 }
 
 const MAX_TEXT: usize = 1000;
+
+/// The answer's JSON schema for one prompt: the template's threat names and the evidence ids
+/// this prompt offered are enums, so a schema-constrained model cannot answer outside them.
+/// Only keywords every structured-output implementation accepts in strict mode are used
+/// (no length limits: [`parse_verdict`] still checks those).
+pub fn verdict_schema(template: &Template, offered_evidence: &[String]) -> AnswerSchema {
+    let mut threats: Vec<serde_json::Value> = template
+        .threats
+        .iter()
+        .map(|t| serde_json::Value::String(t.name.clone()))
+        .collect();
+    threats.push(serde_json::Value::Null);
+    let evidence_item = if offered_evidence.is_empty() {
+        serde_json::json!({"type": "string"})
+    } else {
+        serde_json::json!({"type": "string", "enum": offered_evidence})
+    };
+    AnswerSchema {
+        name: "alignment_verdict".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "mismatch": {"type": "boolean"},
+                "threat_name": {"type": ["string", "null"], "enum": threats},
+                "description_claims": {"type": "string"},
+                "code_does": {"type": "string"},
+                "evidence": {"type": "array", "items": evidence_item},
+            },
+            "required": ["mismatch", "threat_name", "description_claims", "code_does", "evidence"],
+            "additionalProperties": false,
+        }),
+    }
+}
 
 /// Validates a raw answer. `truncated` is the provider's "stopped at max tokens" signal.
 pub fn parse_verdict(
@@ -90,6 +128,9 @@ pub fn parse_verdict(
             return Err(InvalidAnswer::BadText(field, MAX_TEXT));
         }
     }
+    if raw.mismatch && contradicts_itself(&raw.description_claims, &raw.code_does) {
+        return Err(InvalidAnswer::SelfContradictory);
+    }
     let mut evidence = Vec::new();
     for e in &raw.evidence {
         let id = e.trim().to_ascii_uppercase();
@@ -100,6 +141,10 @@ pub fn parse_verdict(
             evidence.push(id);
         }
     }
+    // A mismatch has to point at what it saw, when there was anything to point at.
+    if raw.mismatch && evidence.is_empty() && !offered_evidence.is_empty() {
+        return Err(InvalidAnswer::MismatchWithoutEvidence);
+    }
     Ok(Verdict {
         mismatch: raw.mismatch,
         threat,
@@ -107,6 +152,50 @@ pub fn parse_verdict(
         code_does: raw.code_does.trim().to_string(),
         evidence,
     })
+}
+
+/// A "mismatch" whose `code_does` restates `description_claims` (the same words, give or take a
+/// few) or says outright that nothing beyond the description happens. Small models do this when
+/// biased towards "mismatch"; such an answer is rejected and retried, never a finding.
+fn contradicts_itself(claims: &str, does: &str) -> bool {
+    let words = |s: &str| -> std::collections::BTreeSet<String> {
+        const FILLER: &[&str] = &[
+            "the", "and", "code", "its", "their", "this", "that", "tool", "function", "then",
+            "also", "with", "for", "from", "into", "given",
+        ];
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2)
+            .map(str::to_lowercase)
+            .filter(|w| !FILLER.contains(&w.as_str()))
+            // "reads" restates "read".
+            .map(|w| match w.strip_suffix('s') {
+                Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
+                _ => w,
+            })
+            .collect()
+    };
+    let (a, b) = (words(claims), words(does));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let shared = a.intersection(&b).count();
+    let union = a.union(&b).count();
+    // Jaccard over content words: restating is near 1, a real mismatch adds what the code does.
+    if shared * 10 >= union * 8 {
+        return true;
+    }
+    let d = does.to_lowercase();
+    [
+        "nothing undeclared",
+        "no undeclared",
+        "matches the description",
+        "consistent with the description",
+        "does what the description says",
+        "does what it says",
+        "exactly what is described",
+    ]
+    .iter()
+    .any(|p| d.contains(p))
 }
 
 /// Accepts one Markdown code fence around the object (common with local models); nothing else
@@ -163,6 +252,52 @@ mod tests {
         .expect("valid");
         assert!(!v.mismatch);
         assert_eq!(v.threat, None);
+    }
+
+    #[test]
+    fn schema_enumerates_the_templates_threats_and_only_the_offered_evidence() {
+        let s = verdict_schema(&t(), &ids()).schema;
+        let threats = s["properties"]["threat_name"]["enum"]
+            .as_array()
+            .expect("enum");
+        assert_eq!(threats.len(), t().threats.len() + 1);
+        assert!(threats.contains(&serde_json::Value::Null));
+        assert!(threats.contains(&serde_json::json!("DATA EXFILTRATION")));
+        assert_eq!(
+            s["properties"]["evidence"]["items"]["enum"],
+            serde_json::json!(["E1", "E2"])
+        );
+        assert_eq!(s["additionalProperties"], false);
+        // Every answer the schema admits with a listed threat parses.
+        let answer = serde_json::json!({"mismatch": true, "threat_name": threats[0],
+            "description_claims": "a", "code_does": "b", "evidence": ["E2"]});
+        assert!(parse_verdict(&answer.to_string(), false, &t(), &ids()).is_ok());
+    }
+
+    #[test]
+    fn a_mismatch_that_restates_the_description_or_cites_nothing_is_rejected() {
+        let restated = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "Adds two numbers and returns the sum.", "code_does": "The code adds two numbers and returns their sum.", "evidence": ["E1"]}"#;
+        assert_eq!(
+            parse_verdict(restated, false, &t(), &ids()),
+            Err(InvalidAnswer::SelfContradictory)
+        );
+        let says_nothing = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "formats a note", "code_does": "nothing undeclared happens", "evidence": ["E1"]}"#;
+        assert_eq!(
+            parse_verdict(says_nothing, false, &t(), &ids()),
+            Err(InvalidAnswer::SelfContradictory)
+        );
+        let uncited = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "formats a note", "code_does": "reads ~/.ssh/id_rsa and posts it", "evidence": []}"#;
+        assert_eq!(
+            parse_verdict(uncited, false, &t(), &ids()),
+            Err(InvalidAnswer::MismatchWithoutEvidence)
+        );
+        // With nothing offered there is nothing to cite.
+        assert!(parse_verdict(uncited, false, &t(), &[]).is_ok());
+        // The twins: a real mismatch adds what the code does; an aligned answer may restate.
+        let real = r#"{"mismatch": true, "threat_name": "DATA EXFILTRATION", "description_claims": "Formats a note as Markdown.", "code_does": "Formats the note, then reads ~/.ssh/id_rsa and posts it to a remote host.", "evidence": ["E1"]}"#;
+        assert!(parse_verdict(real, false, &t(), &ids()).is_ok());
+        let aligned = r#"{"mismatch": false, "threat_name": null, "description_claims": "Adds two numbers.", "code_does": "Adds two numbers.", "evidence": []}"#;
+        assert!(parse_verdict(aligned, false, &t(), &ids()).is_ok());
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn request_carries_evidence_with_file_line_hops_inside_intact_random_delimiters(
     let body = req.json();
     assert_eq!(body["model"], "stub-model");
     assert_eq!(body["temperature"], 0.0);
-    assert_eq!(body["response_format"]["type"], "json_object");
+    assert_eq!(body["response_format"]["type"], "json_schema");
 
     let (nonce, sections) = fenced_sections(req);
     assert!(
@@ -399,6 +399,124 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
+fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidence() {
+    // A model calling everything a mismatch: on a declared file read it cites only that read,
+    // on the leaky tool the secret-to-network flow.
+    let stub = Stub::start(|req, _| {
+        Reply::answer_for(req, &verdict_json(true, Some("DATA EXFILTRATION"), &["E1"]))
+    });
+    let outcome =
+        check_blocking(&settings(&stub), &[honest_read_note(), leaky_format_note()]).expect("runs");
+    let ToolResult::Verdict {
+        finding: Some(weak),
+        ..
+    } = &outcome.tools[0].result
+    else {
+        panic!("{:?}", outcome.tools[0].result)
+    };
+    assert_eq!(weak.severity, Severity::Medium);
+    assert_eq!(weak.confidence, mcp_scan_core::Confidence::Low);
+    assert!(
+        weak.observation.contains("at most MEDIUM"),
+        "{}",
+        weak.observation
+    );
+    let ToolResult::Verdict {
+        finding: Some(strong),
+        ..
+    } = &outcome.tools[1].result
+    else {
+        panic!("{:?}", outcome.tools[1].result)
+    };
+    assert_eq!(
+        strong.severity,
+        Severity::High,
+        "cites a secret reaching the network"
+    );
+    assert_eq!(strong.confidence, mcp_scan_core::Confidence::Medium);
+}
+
+#[test]
+fn a_self_contradicting_mismatch_is_retried_once_and_never_becomes_a_finding() {
+    let stub = Stub::start(|req, _| {
+        let restated = serde_json::json!({
+            "mismatch": true, "threat_name": "DATA EXFILTRATION",
+            "description_claims": "Read a saved note by name from the notes directory.",
+            "code_does": "Reads a saved note by name from the notes directory.",
+            "evidence": ["E1"],
+        });
+        Reply::answer_for(req, &restated.to_string())
+    });
+    let outcome = check_blocking(&settings(&stub), &[honest_read_note()]).expect("runs");
+    assert_eq!(stub.requests().len(), 2, "one retry");
+    assert!(
+        incomplete_reason(&outcome, 0).contains("own texts say the code does what is described"),
+        "{}",
+        incomplete_reason(&outcome, 0)
+    );
+}
+
+#[test]
+fn a_hung_endpoint_costs_at_most_the_deadline_and_every_tool_is_incomplete() {
+    let stub = Stub::start(|_, _| Reply::Hang);
+    let mut s = settings(&stub);
+    s.timeout = Duration::from_secs(30);
+    s.retries = 3;
+    s.concurrency = 1;
+    s.deadline = Duration::from_millis(1500);
+    let started = Instant::now();
+    let outcome =
+        check_blocking(&s, &[leaky_format_note(), honest_add(), honest_read_note()]).expect("runs");
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "bounded by the deadline, not retries x timeout: {took:?}"
+    );
+    assert_eq!(outcome.tools.len(), 3);
+    for i in 0..3 {
+        assert!(
+            incomplete_reason(&outcome, i).contains("--llm-deadline"),
+            "{}",
+            incomplete_reason(&outcome, i)
+        );
+    }
+}
+
+#[test]
+fn rate_limits_halve_the_requests_in_flight_and_every_tool_still_gets_a_verdict() {
+    // The first two answers are 429s without Retry-After: the limit drops from 4 to 2.
+    let stub = Stub::start(|req, i| {
+        if i < 2 {
+            Reply::Delayed(
+                Duration::from_millis(100),
+                Box::new(Reply::error_for(req, 429, None)),
+            )
+        } else {
+            Reply::Delayed(Duration::from_millis(100), Box::new(competent(req, i)))
+        }
+    });
+    let s = settings(&stub);
+    assert_eq!(s.concurrency, 4);
+    let behaviors: Vec<_> = (0..8)
+        .map(|i| {
+            let mut b = honest_add();
+            b.tool.name = format!("add_{i}");
+            b
+        })
+        .collect();
+    let outcome = check_blocking(&s, &behaviors).expect("runs");
+    assert_eq!(outcome.stats().incomplete, 0, "{:?}", outcome.tools);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("requests in flight reduced to")),
+        "{:?}",
+        outcome.warnings
+    );
+}
+
+#[test]
 fn rejected_request_is_not_retried() {
     let stub = Stub::start(|req, _| Reply::error_for(req, 401, None));
     let outcome = check_blocking(&settings(&stub), &[honest_add()]).expect("runs");
@@ -555,6 +673,64 @@ mod bedrock {
             settings.clone(),
         );
         rt.block_on(check.run(behaviors))
+    }
+
+    #[test]
+    fn bedrock_forces_one_tool_call_and_takes_its_input_as_the_answer() {
+        let stub = Stub::start(|req, _| {
+            let mismatch = req.tool_name().as_deref() == Some("format_note");
+            let answer: serde_json::Value = serde_json::from_str(&verdict_json(
+                mismatch,
+                mismatch.then_some("DATA EXFILTRATION"),
+                if mismatch { &["E1"] } else { &[] },
+            ))
+            .expect("json");
+            Reply::bedrock_tool_use("alignment_verdict", answer)
+        });
+        let outcome = run(
+            &stub,
+            &[leaky_format_note(), honest_add()],
+            &settings(&stub),
+        );
+        for r in stub.requests() {
+            let tc = &r.json()["toolConfig"];
+            assert_eq!(tc["toolChoice"]["tool"]["name"], "alignment_verdict");
+            assert_eq!(tc["tools"][0]["toolSpec"]["name"], "alignment_verdict");
+            let schema = &tc["tools"][0]["toolSpec"]["inputSchema"]["json"];
+            assert_eq!(schema["additionalProperties"], false);
+            assert!(schema["properties"]["threat_name"]["enum"].is_array());
+        }
+        assert!(
+            matches!(&outcome.tools[0].result, ToolResult::Verdict { finding: Some(f), .. } if f.taxonomy.threat == "DATA EXFILTRATION")
+        );
+        assert!(
+            matches!(&outcome.tools[1].result, ToolResult::Verdict { verdict, finding: None } if !verdict.mismatch)
+        );
+        assert_eq!(outcome.stats().answers_summary(), "tool_use 2/2 valid");
+    }
+
+    #[test]
+    fn bedrock_model_without_tool_use_falls_back_to_text_answers() {
+        let stub = Stub::start(|req, _| {
+            if req.json().get("toolConfig").is_some() {
+                Reply::error_for(req, 400, None)
+            } else {
+                competent(req, 0)
+            }
+        });
+        // One at a time: with more in flight, each may be refused before the first refusal lands.
+        let mut one = settings(&stub);
+        one.concurrency = 1;
+        let outcome = run(&stub, &[leaky_format_note(), honest_add()], &one);
+        // One refused request, then every request without a tool.
+        assert_eq!(stub.requests().len(), 3);
+        assert!(
+            outcome.warnings.iter().any(|w| w.contains("refused")),
+            "{:?}",
+            outcome.warnings
+        );
+        assert_eq!(outcome.stats().answers_summary(), "json_object 2/2 valid");
+        assert_eq!(outcome.stats().incomplete, 0);
     }
 
     #[test]

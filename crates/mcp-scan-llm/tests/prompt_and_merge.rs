@@ -94,6 +94,7 @@ fn outcome(tool: &mcp_scan_core::ToolRef, result: ToolResult) -> ToolOutcome {
         cached: false,
         estimated_prompt_tokens: 0,
         usage: Usage::default(),
+        answers: Vec::new(),
     }
 }
 

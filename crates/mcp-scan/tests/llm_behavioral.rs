@@ -154,6 +154,10 @@ fn leaky_server_reports_the_llm_data_exfiltration_mismatch_beside_static_finding
         stderr.contains("mcp-scan: llm openai/stub-model: 1 tool(s), 1 request(s)"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("answers: json_schema 1/1 valid"),
+        "the answer mode and its valid-answer rate are stated: {stderr}"
+    );
 }
 
 #[test]

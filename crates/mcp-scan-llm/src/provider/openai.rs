@@ -5,7 +5,7 @@
 //! install a plain tower service instead that turns every non-2xx answer into a structured error
 //! carrying the status and `Retry-After`, so the alignment check's one retry policy applies.
 
-use super::{BoxFuture, ChatRequest, ChatResponse, Provider, Usage};
+use super::{AnswerMode, BoxFuture, ChatRequest, ChatResponse, Provider, SchemaPolicy, Usage};
 use crate::error::{ProviderError, parse_retry_after};
 use async_openai::Client;
 use async_openai::config::{AzureConfig, OpenAIConfig};
@@ -14,8 +14,9 @@ use async_openai::middleware::HttpRequestFactory;
 use async_openai::types::chat::{
     ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
     ChatCompletionRequestUserMessage, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
-    CreateChatCompletionResponse, FinishReason, ResponseFormat,
+    CreateChatCompletionResponse, FinishReason, ResponseFormat, ResponseFormatJsonSchema,
 };
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -97,6 +98,9 @@ pub struct OpenAiProvider {
     kind: String,
     model: String,
     token_field: TokenField,
+    schema: SchemaPolicy,
+    /// Set once the endpoint refused `json_schema` (under `Auto`).
+    schema_refused: AtomicBool,
 }
 
 /// Connection settings for [`OpenAiProvider`].
@@ -111,6 +115,7 @@ pub struct OpenAiOptions {
     pub token_field: TokenField,
     /// TCP connect timeout (the per-request timeout is applied by the caller).
     pub connect_timeout: Duration,
+    pub schema: SchemaPolicy,
 }
 
 /// Azure OpenAI: the deployment is in the URL and `api-version` in the query.
@@ -122,6 +127,7 @@ pub struct AzureOptions {
     pub deployment: String,
     pub api_version: String,
     pub connect_timeout: Duration,
+    pub schema: SchemaPolicy,
 }
 
 /// reqwest with rustls needs a process-wide crypto provider; ring is the small one.
@@ -169,6 +175,8 @@ impl OpenAiProvider {
             kind: o.kind,
             model: o.model,
             token_field: o.token_field,
+            schema: o.schema,
+            schema_refused: AtomicBool::new(false),
         })
     }
 
@@ -186,10 +194,30 @@ impl OpenAiProvider {
             kind: "azure".into(),
             model: o.deployment,
             token_field: TokenField::MaxCompletionTokens,
+            schema: o.schema,
+            schema_refused: AtomicBool::new(false),
         })
     }
 
-    fn request(&self, r: &ChatRequest) -> Result<CreateChatCompletionRequest, ProviderError> {
+    /// The answer format this request goes out with.
+    fn mode_for(&self, r: &ChatRequest) -> AnswerMode {
+        let schema_ok = match self.schema {
+            SchemaPolicy::Never => false,
+            SchemaPolicy::Require => true,
+            SchemaPolicy::Auto => !self.schema_refused.load(Ordering::Relaxed),
+        };
+        if schema_ok && r.schema.is_some() {
+            AnswerMode::JsonSchema
+        } else {
+            AnswerMode::JsonObject
+        }
+    }
+
+    fn request(
+        &self,
+        r: &ChatRequest,
+        mode: AnswerMode,
+    ) -> Result<CreateChatCompletionRequest, ProviderError> {
         let messages: Vec<ChatCompletionRequestMessage> = vec![
             ChatCompletionRequestSystemMessage::from(r.system.clone()).into(),
             ChatCompletionRequestUserMessage::from(r.user.clone()).into(),
@@ -198,8 +226,20 @@ impl OpenAiProvider {
         b.model(self.model.clone())
             .messages(messages)
             // Deterministic verdicts: the same prompt should give the same answer.
-            .temperature(0.0)
-            .response_format(ResponseFormat::JsonObject);
+            .temperature(0.0);
+        match (&r.schema, mode) {
+            (Some(schema), AnswerMode::JsonSchema) => {
+                b.response_format(ResponseFormat::JsonSchema {
+                    json_schema: ResponseFormatJsonSchema {
+                        description: None,
+                        name: schema.name.clone(),
+                        schema: schema.schema.clone(),
+                        strict: Some(true),
+                    },
+                })
+            }
+            _ => b.response_format(ResponseFormat::JsonObject),
+        };
         match self.token_field {
             TokenField::MaxCompletionTokens => b.max_completion_tokens(r.max_output_tokens),
             TokenField::MaxTokens =>
@@ -259,7 +299,10 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-fn response(r: CreateChatCompletionResponse) -> Result<ChatResponse, ProviderError> {
+fn response(
+    r: CreateChatCompletionResponse,
+    mode: AnswerMode,
+) -> Result<ChatResponse, ProviderError> {
     let Some(choice) = r.choices.into_iter().next() else {
         return Err(ProviderError::Malformed("no choices in the answer".into()));
     };
@@ -270,6 +313,7 @@ fn response(r: CreateChatCompletionResponse) -> Result<ChatResponse, ProviderErr
             prompt_tokens: u64::from(u.prompt_tokens),
             completion_tokens: u64::from(u.completion_tokens),
         }),
+        mode,
     })
 }
 
@@ -287,12 +331,26 @@ impl Provider for OpenAiProvider {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, ProviderError>> {
         Box::pin(async move {
-            let req = self.request(request)?;
+            let mode = self.mode_for(request);
+            let req = self.request(request, mode)?;
             let answer = match &self.inner {
                 Inner::OpenAi(c) => c.chat().create(req).await,
                 Inner::Azure(c) => c.chat().create(req).await,
             };
-            response(answer.map_err(map_error)?)
+            match answer.map_err(map_error) {
+                Ok(r) => response(r, mode),
+                // Servers without structured outputs answer 400 (unknown response_format type)
+                // or 422 (schema validation of the request itself).
+                Err(ProviderError::Rejected { status, message })
+                    if mode == AnswerMode::JsonSchema
+                        && self.schema == SchemaPolicy::Auto
+                        && matches!(status, 400 | 422) =>
+                {
+                    self.schema_refused.store(true, Ordering::Relaxed);
+                    Err(ProviderError::SchemaRefused { status, message })
+                }
+                Err(e) => Err(e),
+            }
         })
     }
 }

@@ -151,6 +151,23 @@ impl Reply {
         }
     }
 
+    /// A Converse answer that is one call of the tool `name` with `input`.
+    pub fn bedrock_tool_use(name: &str, input: Value) -> Reply {
+        let body = json!({
+            "output": {"message": {"role": "assistant", "content": [
+                {"toolUse": {"toolUseId": "tooluse_stub", "name": name, "input": input}}
+            ]}},
+            "stopReason": "tool_use",
+            "usage": {"inputTokens": 100, "outputTokens": 20, "totalTokens": 120},
+            "metrics": {"latencyMs": 5}
+        });
+        Reply::Http {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string(),
+        }
+    }
+
     /// The right success envelope for the request's wire format.
     pub fn answer_for(req: &Recorded, content: &str) -> Reply {
         if req.is_bedrock() {

@@ -56,11 +56,7 @@ pub fn run(args: BehavioralArgs) -> anyhow::Result<ExitKind> {
         for w in &outcome.warnings {
             eprintln!("mcp-scan: warning: {w}");
         }
-        let s = outcome.stats();
-        eprintln!(
-            "mcp-scan: llm {}: {} tool(s), {} request(s), {} from cache, {} incomplete",
-            outcome.model, s.tools, s.requests, s.cache_hits, s.incomplete
-        );
+        eprintln!("mcp-scan: llm {}", outcome.summary("tool(s)"));
     }
     crate::output::emit(report, &args.output)
 }

@@ -36,11 +36,7 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
         for w in &outcome.warnings {
             eprintln!("mcp-scan: warning: {w}");
         }
-        let s = outcome.stats();
-        eprintln!(
-            "mcp-scan: llm judge {}: {} entit(ies), {} request(s), {} from cache, {} incomplete",
-            outcome.model, s.tools, s.requests, s.cache_hits, s.incomplete
-        );
+        eprintln!("mcp-scan: llm judge {}", outcome.summary("entit(ies)"));
     }
     crate::output::emit(report, &args.output)
 }
