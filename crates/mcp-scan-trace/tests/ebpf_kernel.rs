@@ -1,0 +1,430 @@
+//! The eBPF backend on the real kernel with real processes (needs root, BTF and the bpf syscall,
+//! as CI has). Each traced child is forked, held on a pipe until the tracer tracks its pid, then
+//! released: everything it does after that must be seen, with typed arguments.
+#![cfg(feature = "ebpf")]
+
+use mcp_scan_trace::ebpf::{self, Config, Error, TraceResult};
+use mcp_scan_trace::event::{Args, Fd, FdKind, SockAddr, SyscallEvent, TraceEvent};
+use std::ffi::CString;
+use std::net::TcpListener;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::Mutex;
+
+/// One traced test at a time: the flood must not share the ring buffer's consumer time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A forked child parked on a pipe: `run` is executed in the child once released (async-signal
+/// safe calls only: libc on memory prepared before the fork), then the child `_exit`s.
+struct Held {
+    pid: u32,
+    gate: OwnedFd,
+}
+
+fn fork_held(run: impl FnOnce()) -> Held {
+    let (r, w) = nix::unistd::pipe().expect("pipe");
+    // SAFETY: the child only calls async-signal-safe functions (read, the syscalls in `run`,
+    // _exit) on memory allocated before the fork.
+    match unsafe { nix::unistd::fork() }.expect("fork") {
+        nix::unistd::ForkResult::Child => {
+            drop(w);
+            let mut b = [0u8; 1];
+            // SAFETY: reading one byte into a local buffer.
+            unsafe { libc::read(r.as_raw_fd(), b.as_mut_ptr().cast(), 1) };
+            run();
+            // SAFETY: ends the child without running the parent's destructors or atexit hooks.
+            unsafe { libc::_exit(0) }
+        }
+        nix::unistd::ForkResult::Parent { child } => Held {
+            pid: child.as_raw() as u32,
+            gate: w,
+        },
+    }
+}
+
+impl Held {
+    fn release(&self) {
+        // SAFETY: writing one byte from a local buffer to the pipe we own.
+        unsafe { libc::write(self.gate.as_raw_fd(), b"g".as_ptr().cast(), 1) };
+    }
+    fn wait(&self) -> i32 {
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(self.pid as i32, &mut status, 0) };
+        status
+    }
+}
+
+fn syscalls_of(r: &TraceResult, pid: u32) -> Vec<&SyscallEvent> {
+    r.events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Syscall(s) if s.pid == pid => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
+fn path_is(p: &Option<mcp_scan_trace::event::Bytes>, want: &str) -> bool {
+    p.as_ref().is_some_and(|b| b.bytes == want.as_bytes())
+}
+
+#[test]
+fn traced_child_is_seen_opening_connecting_sending_and_execing_with_typed_arguments() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let canary = dir.path().join("canary-secret.txt");
+    std::fs::write(&canary, b"canary").expect("canary");
+    let canary_s = canary.to_str().expect("utf-8 path").to_string();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
+    let port = listener.local_addr().expect("addr").port();
+    let payload = b"POST /exfil HTTP/1.1\r\nX-Canary: c4n4ry\r\n\r\n";
+
+    let c_canary = CString::new(canary_s.clone()).expect("cstr");
+    let sh = CString::new("/bin/sh").expect("cstr");
+    let argv_s = [
+        CString::new("sh").expect("cstr"),
+        CString::new("-c").expect("cstr"),
+        CString::new("/bin/true; exit 7").expect("cstr"),
+    ];
+    let argv: Vec<*const libc::c_char> = argv_s
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+    sin.sin_family = libc::AF_INET as u16;
+    sin.sin_port = port.to_be();
+    sin.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+
+    let tracer = ebpf::start(&Config::default()).unwrap_or_else(|e| panic!("{e}"));
+    let child = fork_held(|| {
+        // SAFETY: plain syscalls on memory prepared before the fork.
+        unsafe {
+            let f = libc::open(c_canary.as_ptr(), libc::O_RDONLY);
+            libc::close(f);
+            let s = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            libc::connect(
+                s,
+                (&sin as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as u32,
+            );
+            libc::write(s, payload.as_ptr().cast(), payload.len());
+            libc::execve(sh.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        }
+    });
+    tracer.track(child.pid).expect("track");
+    child.release();
+    let status = child.wait();
+    assert_eq!(libc::WEXITSTATUS(status), 7, "the shell ran to its end");
+    let r = tracer.stop().expect("stop");
+    assert!(r.complete(), "{:?}", r.stats);
+    let pid = child.pid;
+    let calls = syscalls_of(&r, pid);
+    let lines: Vec<String> = r.events.iter().map(|e| e.render(ebpf::BACKEND)).collect();
+    let all = lines.join("\n");
+
+    let open = calls
+        .iter()
+        .find(|s| matches!(&s.args, Args::Open { path, .. } if path_is(path, &canary_s)))
+        .unwrap_or_else(|| panic!("open of the canary not seen:\n{all}"));
+    assert!(
+        matches!(
+            open.args,
+            Args::Open {
+                dirfd: Fd::Cwd,
+                flags: 0,
+                ..
+            }
+        ),
+        "{open:?}"
+    );
+    assert!(open.result.is_some_and(|fd| fd >= 0), "{open:?}");
+
+    assert!(
+        calls.iter().any(|s| matches!(
+            s.args,
+            Args::Socket { domain, ty, .. } if domain == libc::AF_INET as u32 && ty & 0xf == libc::SOCK_STREAM as u32
+        ) && s.result.is_some_and(|r| r >= 0)),
+        "socket not seen:\n{all}"
+    );
+    let want = SockAddr::V4(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), port));
+    let connect = calls
+        .iter()
+        .find(|s| matches!(&s.args, Args::Connect { addr: Some(a), .. } if *a == want))
+        .unwrap_or_else(|| panic!("connect to 127.0.0.1:{port} not seen:\n{all}"));
+    assert_eq!(connect.result, Some(0), "{connect:?}");
+    assert!(
+        connect.render_line().contains(&format!("127.0.0.1:{port}")),
+        "{}",
+        connect.render_line()
+    );
+
+    let write = calls
+        .iter()
+        .find(|s| {
+            matches!(
+                &s.args,
+                Args::Write {
+                    kind: Some(FdKind::Socket),
+                    ..
+                }
+            )
+        })
+        .unwrap_or_else(|| panic!("write on the socket not seen:\n{all}"));
+    match &write.args {
+        Args::Write {
+            payload: Some(p),
+            count,
+            ..
+        } => {
+            assert_eq!(
+                p.excerpt, payload,
+                "the payload excerpt is the bytes sent: {write:?}"
+            );
+            assert_eq!(*count, payload.len() as u64);
+        }
+        other => panic!("no payload: {other:?}"),
+    }
+    assert_eq!(write.result, Some(payload.len() as i64));
+
+    let exec = calls
+        .iter()
+        .find(|s| s.name == "execve")
+        .unwrap_or_else(|| panic!("execve not seen:\n{all}"));
+    match &exec.args {
+        Args::Exec {
+            path,
+            argv,
+            argv_incomplete,
+            ..
+        } => {
+            assert!(path_is(path, "/bin/sh"), "{path:?}");
+            let argv: Vec<&[u8]> = argv.iter().map(|a| a.bytes.as_slice()).collect();
+            assert_eq!(argv, vec![&b"sh"[..], b"-c", b"/bin/true; exit 7"]);
+            assert!(!argv_incomplete);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(exec.result, Some(0));
+    assert!(
+        r.events.iter().any(|e| matches!(e, TraceEvent::Exec { pid: p, filename, argv, .. }
+            if *p == pid && path_is(filename, "/bin/sh") && argv.len() == 3 && argv[2].bytes == b"/bin/true; exit 7")),
+        "sched exec of /bin/sh not seen:\n{all}"
+    );
+
+    // The shell's child (running /bin/true) is followed.
+    let grandchild = r
+        .events
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::Fork {
+                parent_pid,
+                child_pid,
+                ..
+            } if *parent_pid == pid && *child_pid != pid => Some(*child_pid),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the shell's fork not seen:\n{all}"));
+    assert!(
+        syscalls_of(&r, grandchild)
+            .iter()
+            .any(|s| matches!(&s.args, Args::Exec { path, .. } if path_is(path, "/bin/true"))),
+        "the grandchild's exec of /bin/true not seen:\n{all}"
+    );
+    assert!(
+        r.events.iter().any(|e| matches!(e, TraceEvent::Exit { pid: p, group_dead: true, code, .. } if *p == pid && *code == 7 << 8)),
+        "the exit of the traced process not seen:\n{all}"
+    );
+    drop(listener);
+}
+
+trait RenderLine {
+    fn render_line(&self) -> String;
+}
+impl RenderLine for SyscallEvent {
+    fn render_line(&self) -> String {
+        TraceEvent::Syscall(self.clone()).render(ebpf::BACKEND)
+    }
+}
+
+#[test]
+fn process_outside_the_filter_is_not_seen() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inside = CString::new(dir.path().join("inside").to_str().expect("utf-8")).expect("c");
+    let outside = CString::new(dir.path().join("outside").to_str().expect("utf-8")).expect("c");
+    let tracer = ebpf::start(&Config::default()).unwrap_or_else(|e| panic!("{e}"));
+    let a = fork_held(|| unsafe {
+        // SAFETY: one syscall on a string prepared before the fork.
+        libc::open(inside.as_ptr(), libc::O_RDONLY);
+    });
+    let b = fork_held(|| unsafe {
+        // SAFETY: as above.
+        libc::open(outside.as_ptr(), libc::O_RDONLY);
+    });
+    tracer.track(a.pid).expect("track");
+    a.release();
+    b.release();
+    a.wait();
+    b.wait();
+    let r = tracer.stop().expect("stop");
+    let inside_s = inside.to_str().expect("utf-8");
+    let outside_s = outside.to_str().expect("utf-8");
+    let seen_inside = syscalls_of(&r, a.pid).iter().any(|s| {
+        matches!(&s.args, Args::Open { path, .. } if path_is(path, inside_s))
+            && s.result == Some(-2)
+    });
+    assert!(
+        seen_inside,
+        "the tracked process's failed open (ENOENT) is seen"
+    );
+    assert!(
+        r.events.iter().all(|e| e.pid() != b.pid),
+        "nothing of the untracked process"
+    );
+    assert!(
+        !r.events
+            .iter()
+            .any(|e| matches!(e, TraceEvent::Syscall(s) if matches!(&s.args, Args::Open { path, .. } if path_is(path, outside_s)))),
+        "the untracked open is not seen"
+    );
+}
+
+/// A child that writes one byte to /dev/null `n` times; returns the trace and the writes seen.
+fn flood(cfg: &Config, n: usize) -> (TraceResult, usize) {
+    let null = CString::new("/dev/null").expect("c");
+    let tracer = ebpf::start(cfg).unwrap_or_else(|e| panic!("{e}"));
+    let child = fork_held(|| unsafe {
+        // SAFETY: syscalls on a string and a buffer prepared before the fork.
+        let fd = libc::open(null.as_ptr(), libc::O_WRONLY);
+        let b = [b'x'];
+        for _ in 0..n {
+            libc::write(fd, b.as_ptr().cast(), 1);
+        }
+    });
+    tracer.track(child.pid).expect("track");
+    child.release();
+    child.wait();
+    let r = tracer.stop().expect("stop");
+    let writes = syscalls_of(&r, child.pid)
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.args,
+                Args::Write {
+                    kind: Some(FdKind::CharDevice),
+                    ..
+                }
+            ) && s.result == Some(1)
+        })
+        .count();
+    eprintln!("flood: {writes} of {n} writes seen, {:?}", r.stats);
+    assert_eq!(
+        r.stats.received, r.stats.sent,
+        "user space decodes every record queued"
+    );
+    // One record per write: each one was queued or counted lost.
+    assert!(writes as u64 + r.stats.lost >= n as u64, "{:?}", r.stats);
+    (r, writes)
+}
+
+#[test]
+fn flood_of_syscalls_reports_losses_or_proves_none_were_lost() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const N: usize = 2_000_000;
+    let (r, writes) = flood(&Config::default(), N);
+    if r.stats.lost == 0 {
+        assert_eq!(writes, N, "no loss reported, so every write must be there");
+        assert!(r.complete() && r.gap().is_none());
+    } else {
+        assert!(!r.complete(), "a lossy trace is never complete");
+        assert!(writes < N, "losses reported, so some writes are missing");
+    }
+}
+
+#[test]
+fn flood_through_a_small_ring_buffer_is_reported_incomplete_with_the_loss_count() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const N: usize = 1_000_000;
+    let cfg = Config {
+        ring_bytes: 16 << 10,
+        ..Config::default()
+    };
+    let (r, writes) = flood(&cfg, N);
+    assert!(
+        r.stats.lost > 0,
+        "a 16 KiB ring cannot hold a million calls: {:?}",
+        r.stats
+    );
+    assert!(writes < N);
+    assert!(!r.complete(), "a lossy trace is never complete");
+    let gap = r.gap().expect("a gap");
+    assert!(gap.contains(&r.stats.lost.to_string()), "{gap}");
+}
+
+#[test]
+fn loader_without_btf_names_the_missing_file_and_the_fallback() {
+    let cfg = Config {
+        btf_path: "/nonexistent/btf/vmlinux".into(),
+        ..Config::default()
+    };
+    let e = ebpf::start(&cfg).err().expect("no BTF: refused");
+    assert!(matches!(e, Error::NoBtf { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("/nonexistent/btf/vmlinux") && msg.contains("--tracer strace"),
+        "{msg}"
+    );
+}
+
+const NOCAP_CHILD: &str = "MCP_SCAN_TRACE_NOCAP_CHILD";
+
+#[test]
+fn loader_without_bpf_capabilities_says_how_to_grant_them() {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().expect("test binary");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([
+        "--exact",
+        "load_in_a_process_without_bpf_capabilities",
+        "--ignored",
+        "--nocapture",
+    ])
+    .env(NOCAP_CHILD, "1");
+    // SAFETY: prctl only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // Out of the bounding set, root's exec cannot get them back.
+            for cap in [21, 38, 39] {
+                if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run the test binary without CAP_BPF");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 passed"), "the inner test ran: {text}");
+}
+
+#[test]
+#[ignore = "run by loader_without_bpf_capabilities_says_how_to_grant_them in a process without them"]
+fn load_in_a_process_without_bpf_capabilities() {
+    assert!(
+        std::env::var_os(NOCAP_CHILD).is_some(),
+        "only meaningful without the capabilities"
+    );
+    let e = ebpf::start(&Config::default())
+        .err()
+        .expect("no CAP_BPF: refused");
+    assert!(matches!(e, Error::NoPermission { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("CAP_BPF") && msg.contains("--tracer strace"),
+        "{msg}"
+    );
+}
