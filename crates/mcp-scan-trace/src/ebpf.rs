@@ -291,6 +291,7 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
     }
     if let Some(ro) = open.maps.rodata_data.as_deref_mut() {
         ro.pidns_inum = cfg.pidns_inum.unwrap_or(0);
+        ro.wake_bytes = u64::from(cfg.ring_bytes / 8);
     }
     let mut skel = match open.load() {
         Ok(s) => s,
@@ -352,7 +353,9 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
         return empty;
     }
     while !stop.load(Ordering::SeqCst) {
-        let _ = rb.poll(Duration::from_millis(20));
+        // Records wake the poll only in batches (see emit in trace.bpf.c): drain on a timer too.
+        let _ = rb.poll(Duration::from_millis(10));
+        let _ = rb.consume();
     }
     // Detach first so nothing is queued after the final drain.
     drop(std::mem::take(&mut skel.links));

@@ -329,6 +329,99 @@ fn flood(cfg: &Config, n: usize) -> (TraceResult, usize) {
     (r, writes)
 }
 
+/// The sandbox's filter: every process of its pid namespace is traced, though nothing tracked
+/// it by pid, whether it was there before the tracer started or created after; the process that
+/// made the namespace (outside it) is not.
+#[test]
+fn pid_namespace_filter_traces_the_processes_of_the_namespace() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = CString::new(dir.path().join("ns-first").to_str().expect("utf-8")).expect("c");
+    let later = CString::new(dir.path().join("ns-later").to_str().expect("utf-8")).expect("c");
+    let outside = CString::new(dir.path().join("parent").to_str().expect("utf-8")).expect("c");
+    let (ready_r, ready_w) = nix::unistd::pipe().expect("pipe");
+    let ready_w_fd = ready_w.as_raw_fd();
+    let (go_r, go_w) = nix::unistd::pipe().expect("pipe");
+    let (go_r_fd, go_w_fd) = (go_r.as_raw_fd(), go_w.as_raw_fd());
+    // The held child makes a pid namespace and its first process (which waits), says so, then on
+    // "go" opens a file itself; the first process opens one and forks another that opens one.
+    let child = fork_held(|| unsafe {
+        // SAFETY: plain syscalls on memory prepared before the fork.
+        libc::close(go_w_fd);
+        if libc::unshare(libc::CLONE_NEWPID) != 0 {
+            libc::_exit(3);
+        }
+        let pid = libc::fork();
+        let mut b = 0u8;
+        if pid == 0 {
+            libc::read(go_r_fd, (&mut b as *mut u8).cast(), 1);
+            libc::open(first.as_ptr(), libc::O_RDONLY);
+            if libc::fork() == 0 {
+                libc::open(later.as_ptr(), libc::O_RDONLY);
+                libc::_exit(0);
+            }
+            let mut st = 0;
+            libc::wait(&mut st);
+            libc::_exit(0);
+        }
+        libc::write(ready_w_fd, b"r".as_ptr().cast(), 1);
+        libc::read(go_r_fd, (&mut b as *mut u8).cast(), 1);
+        libc::open(outside.as_ptr(), libc::O_RDONLY);
+        let mut st = 0;
+        libc::waitpid(pid, &mut st, 0);
+    });
+    drop(ready_w);
+    drop(go_r);
+    child.release();
+    let mut b = [0u8; 1];
+    let n = nix::unistd::read(&ready_r, &mut b).expect("read");
+    assert_eq!(n, 1, "the child made its namespace");
+    let ns = std::fs::metadata(format!("/proc/{}/ns/pid_for_children", child.pid)).expect("ns");
+    let inum = u32::try_from(std::os::unix::fs::MetadataExt::ino(&ns)).expect("inode fits");
+    let tracer = ebpf::start(&Config {
+        pidns_inum: Some(inum),
+        ..Config::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    nix::unistd::write(&go_w, b"gg").expect("go");
+    assert_eq!(libc::WEXITSTATUS(child.wait()), 0);
+    let r = tracer.stop().expect("stop");
+    let opens_of = |p: &CString| -> Vec<u32> {
+        let p = p.to_str().unwrap_or_default();
+        r.events
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::Syscall(s) if matches!(&s.args, Args::Open { path, .. } if path_is(path, p)) => Some(s.pid),
+                _ => None,
+            })
+            .collect()
+    };
+    let first_pids = opens_of(&first);
+    let later_pids = opens_of(&later);
+    assert_eq!(
+        first_pids.len(),
+        1,
+        "the process already in the namespace is seen"
+    );
+    assert_eq!(
+        later_pids.len(),
+        1,
+        "the process created in the namespace is seen"
+    );
+    assert!(
+        opens_of(&outside).is_empty(),
+        "not the namespace's creator, outside it"
+    );
+    assert!(syscalls_of(&r, child.pid).is_empty());
+    assert!(
+        r.events.iter().any(
+            |e| matches!(e, TraceEvent::Fork { parent_pid, child_pid, .. }
+            if *parent_pid == first_pids[0] && *child_pid == later_pids[0])
+        ),
+        "the fork inside the namespace is seen"
+    );
+}
+
 #[test]
 fn flood_of_syscalls_reports_losses_or_proves_none_were_lost() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -52,6 +52,8 @@ struct rec {
 
 /* Set before load: the pid namespace whose processes are traced (0: none). */
 const volatile u32 pidns_inum = 0;
+/* Set before load: queued bytes above which a record wakes the reader. */
+const volatile u64 wake_bytes = 1 << 20;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -120,6 +122,21 @@ static __always_inline u32 task_pidns_inum(struct task_struct *t)
 	struct upid up = {};
 	bpf_core_read(&up, sizeof(up), &p->numbers[level & 31]);
 	return BPF_CORE_READ(up.ns, ns.inum);
+}
+
+/* Whether the current process is traced: tracked already, or in the traced pid namespace (then
+ * tracked from now on; this catches processes that were in it before the tracer started). */
+static __always_inline bool current_traced(u32 tgid)
+{
+	if (is_tracked(tgid))
+		return true;
+	if (!pidns_inum)
+		return false;
+	if (task_pidns_inum((struct task_struct *)bpf_get_current_task()) != pidns_inum)
+		return false;
+	u8 one = 1;
+	bpf_map_update_elem(&tracked, &tgid, &one, BPF_ANY);
+	return true;
 }
 
 static __always_inline struct rec *begin(u32 kind, u32 nr)
@@ -317,7 +334,11 @@ static __always_inline void emit(struct rec *r)
 	if (len > CAP)
 		len = CAP;
 	barrier_var(len);
-	if (bpf_ringbuf_output(&events, r, sizeof(struct rec_hdr) + len, 0))
+	/* Waking the reader for every record costs the traced process a context switch each time:
+	 * wake it only once a batch is waiting (it also drains on a short timer). */
+	u64 wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wake_bytes ? BPF_RB_FORCE_WAKEUP
+									       : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, r, sizeof(struct rec_hdr) + len, wake))
 		count(0);
 	else
 		count(1);
@@ -427,7 +448,7 @@ static __always_inline bool wanted(u32 nr)
 	u8 *on = bpf_map_lookup_elem(&traced_nr, &nr);
 	if (!on || !*on)
 		return false;
-	return is_tracked(bpf_get_current_pid_tgid() >> 32);
+	return current_traced(bpf_get_current_pid_tgid() >> 32);
 }
 
 SEC("tp_btf/sys_enter")
@@ -519,7 +540,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	u32 tgid = BPF_CORE_READ(p, tgid);
-	if (!is_tracked(tgid))
+	if (!current_traced(tgid))
 		return 0;
 	struct rec *r = begin(R_EXEC, 0);
 	if (!r)
