@@ -665,6 +665,8 @@ pub fn errno_name(e: i64) -> String {
         111 => "ECONNREFUSED",
         113 => "EHOSTUNREACH",
         115 => "EINPROGRESS",
+        // Kernel-internal: a call a signal interrupted (seen by tracers, never by the process).
+        512 => "ERESTARTSYS",
         _ => return format!("E{e}"),
     };
     n.into()

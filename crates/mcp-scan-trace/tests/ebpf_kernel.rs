@@ -249,6 +249,132 @@ impl RenderLine for SyscallEvent {
 }
 
 #[test]
+fn file_changes_and_datagrams_are_seen_with_their_paths_addresses_and_payloads() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str| dir.path().join(n).to_str().expect("utf-8").to_string();
+    let (d, a, b) = (p("newdir"), p("a.txt"), p("b.txt"));
+    std::fs::write(&a, b"x").expect("file");
+    let (cd, ca, cb) = (
+        CString::new(d.clone()).expect("c"),
+        CString::new(a.clone()).expect("c"),
+        CString::new(b.clone()).expect("c"),
+    );
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").expect("udp");
+    let port = udp.local_addr().expect("addr").port();
+    let mut sin: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+    sin.sin_family = libc::AF_INET as u16;
+    sin.sin_port = port.to_be();
+    sin.sin_addr.s_addr = u32::from_ne_bytes([127, 0, 0, 1]);
+    let dgram1 = b"dns-query-canary";
+    let dgram2 = b"second-datagram";
+    let tracer = ebpf::start(&Config::default()).unwrap_or_else(|e| panic!("{e}"));
+    let child = fork_held(|| unsafe {
+        // SAFETY: plain syscalls on memory prepared before the fork.
+        libc::mkdir(cd.as_ptr(), 0o750);
+        libc::rename(ca.as_ptr(), cb.as_ptr());
+        libc::unlink(cb.as_ptr());
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0);
+        let sa = (&sin as *const libc::sockaddr_in).cast::<libc::sockaddr>();
+        let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
+        libc::sendto(s, dgram1.as_ptr().cast(), dgram1.len(), 0, sa, len);
+        let mut iov = libc::iovec {
+            iov_base: dgram2.as_ptr() as *mut libc::c_void,
+            iov_len: dgram2.len(),
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_name = sa as *mut libc::c_void;
+        msg.msg_namelen = len;
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        libc::sendmsg(s, &msg, 0);
+    });
+    tracer.track(child.pid).expect("track");
+    child.release();
+    child.wait();
+    let r = tracer.stop().expect("stop");
+    let calls = syscalls_of(&r, child.pid);
+    let all: Vec<String> = r.events.iter().map(|e| e.render(ebpf::BACKEND)).collect();
+    let all = all.join("\n");
+    assert!(
+        calls.iter().any(
+            |s| matches!(&s.args, Args::Mkdir { path, mode: 0o750, .. } if path_is(path, &d))
+                && s.result == Some(0)
+        ),
+        "mkdir:\n{all}"
+    );
+    assert!(
+        calls.iter().any(|s| matches!(&s.args, Args::Rename { old, new, .. } if path_is(old, &a) && path_is(new, &b)) && s.result == Some(0)),
+        "rename:\n{all}"
+    );
+    assert!(
+        calls.iter().any(
+            |s| matches!(&s.args, Args::Unlink { path, .. } if path_is(path, &b))
+                && s.result == Some(0)
+        ),
+        "unlink:\n{all}"
+    );
+    let want = SockAddr::V4(std::net::SocketAddrV4::new([127, 0, 0, 1].into(), port));
+    for (name, bytes) in [("sendto", &dgram1[..]), ("sendmsg", &dgram2[..])] {
+        assert!(
+            calls.iter().any(|s| s.name == name
+                && matches!(&s.args, Args::Send { addr: Some(a), payload: Some(p), .. } if *a == want && p.excerpt == bytes)
+                && s.result == Some(bytes.len() as i64)),
+            "{name} to {want:?}:\n{all}"
+        );
+    }
+}
+
+#[test]
+fn a_call_cut_short_by_a_kill_is_reported_with_the_kernels_restart_code() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (r_end, w_end) = nix::unistd::pipe().expect("pipe");
+    let rfd = r_end.as_raw_fd();
+    let cfg = Config {
+        syscalls: vec!["read".into()],
+        ..Config::default()
+    };
+    let tracer = ebpf::start(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    let child = fork_held(|| unsafe {
+        // SAFETY: a read into a local buffer; it blocks until the parent kills the child.
+        let mut b = [0u8; 8];
+        libc::read(rfd, b.as_mut_ptr().cast(), b.len());
+    });
+    tracer.track(child.pid).expect("track");
+    child.release();
+    // Wait until the child is blocked in read(2) (syscall 0).
+    let blocked = (0..500).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::read_to_string(format!("/proc/{}/syscall", child.pid))
+            .is_ok_and(|s| s.starts_with("0 "))
+    });
+    assert!(blocked, "the child blocks in read");
+    // SAFETY: killing our own child.
+    unsafe { libc::kill(child.pid as i32, libc::SIGKILL) };
+    let status = child.wait();
+    assert!(libc::WIFSIGNALED(status));
+    let r = tracer.stop().expect("stop");
+    drop(w_end);
+    let reads: Vec<&SyscallEvent> = syscalls_of(&r, child.pid)
+        .into_iter()
+        .filter(|s| matches!(s.args, Args::Read { fd: Fd::Num(fd), count: 8, .. } if fd == rfd))
+        .collect();
+    assert_eq!(reads.len(), 1, "{:?}", r.events);
+    // The kernel ends the blocked call with ERESTARTSYS before the signal kills the thread.
+    assert_eq!(reads[0].result, Some(-512), "{:?}", reads[0]);
+    assert!(
+        TraceEvent::Syscall(reads[0].clone())
+            .render(ebpf::BACKEND)
+            .ends_with("= -1 ERESTARTSYS")
+    );
+    assert!(
+        r.events.iter().any(|e| matches!(e, TraceEvent::Exit { pid, code, group_dead: true, .. } if *pid == child.pid && *code == libc::SIGKILL)),
+        "{:?}",
+        r.events
+    );
+}
+
+#[test]
 fn process_outside_the_filter_is_not_seen() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("tempdir");

@@ -73,7 +73,7 @@ struct {
 /* Calls in flight, by thread: their entry time and arguments until they return. */
 struct call {
 	u64 ts;
-	u64 args[6];
+	u64 args[7]; /* the six arguments, then the syscall number */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -184,7 +184,9 @@ static __always_inline void user_str(struct rec *r, const void *ptr)
 {
 	u32 off = used(r);
 	if (off + STR_MAX > CAP || r->h.nblobs >= BLOBS_MAX) {
+		/* an empty blob keeps the later strings at their argument's place */
 		r->h.flags |= F_TRUNCATED;
+		add_blob(r, B_STR, 0);
 		return;
 	}
 	if (!ptr) { /* NULL: an optional path left out */
@@ -473,6 +475,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 		return 0;
 	}
 	u32 tid = (u32)bpf_get_current_pid_tgid();
+	c.args[6] = nr;
 	if (bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY))
 		count(0);
 	return 0;
@@ -566,6 +569,20 @@ int BPF_PROG(on_task_exit, struct task_struct *p)
 	u32 tgid = BPF_CORE_READ(p, tgid);
 	if (!is_tracked(tgid))
 		return 0;
+	/* A call the thread never returned from (killed while blocked): its arguments, unfinished. */
+	u32 tid = BPF_CORE_READ(p, pid);
+	struct call *cp = bpf_map_lookup_elem(&inflight, &tid);
+	if (cp) {
+		struct call c = *cp;
+		bpf_map_delete_elem(&inflight, &tid);
+		struct rec *u = begin(R_ENTER, (u32)c.args[6]);
+		if (u) {
+			u->h.ts = c.ts;
+			for (int i = 0; i < 6; i++)
+				u->h.args[i] = c.args[i];
+			emit(u);
+		}
+	}
 	struct rec *r = begin(R_TASK_EXIT, 0);
 	if (!r)
 		return 0;
