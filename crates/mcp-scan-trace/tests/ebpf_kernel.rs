@@ -3,6 +3,7 @@
 //! released: everything it does after that must be seen, with typed arguments.
 #![cfg(feature = "ebpf")]
 
+use mcp_scan_trace::choice::{Backend, TracerChoice, resolve};
 use mcp_scan_trace::ebpf::{self, Config, Error, TraceResult};
 use mcp_scan_trace::event::{Args, Fd, FdKind, SockAddr, SyscallEvent, TraceEvent};
 use std::ffi::CString;
@@ -645,5 +646,22 @@ fn load_in_a_process_without_bpf_capabilities() {
     assert!(
         msg.contains("CAP_BPF") && msg.contains("--tracer strace"),
         "{msg}"
+    );
+    let cfg = Config::default();
+    assert_eq!(
+        resolve(TracerChoice::Auto, &cfg).ok(),
+        Some(Backend::Strace)
+    );
+    assert!(matches!(
+        resolve(TracerChoice::Ebpf, &cfg),
+        Err(Error::NoPermission { .. })
+    ));
+}
+
+#[test]
+fn auto_picks_ebpf_for_root_on_a_kernel_with_btf() {
+    assert_eq!(
+        resolve(TracerChoice::Auto, &Config::default()).ok(),
+        Some(Backend::Ebpf)
     );
 }
