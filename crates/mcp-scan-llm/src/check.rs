@@ -91,6 +91,8 @@ pub struct LlmOutcome {
     pub tools: Vec<ToolOutcome>,
     /// Problems that did not affect verdicts (e.g. the cache could not be written).
     pub warnings: Vec<String>,
+    /// How the model did on the known-answer cases, when they ran.
+    pub qualification: Option<crate::qualification::Qualification>,
 }
 
 impl LlmOutcome {
@@ -124,8 +126,13 @@ impl LlmOutcome {
     /// answers: json_schema 3/3 valid`. `unit` names what was checked (`tool(s)`, `entit(ies)`).
     pub fn summary(&self, unit: &str) -> String {
         let s = self.stats();
+        let qualified = match &self.qualification {
+            Some(q) if q.passed() => format!("; qualified {}", q.score()),
+            Some(q) => format!("; NOT qualified {}: verdicts advisory", q.score()),
+            None => String::new(),
+        };
         format!(
-            "{}: {} {unit}, {} request(s), {} from cache, {} incomplete; answers: {}",
+            "{}: {} {unit}, {} request(s), {} from cache, {} incomplete; answers: {}{qualified}",
             self.model,
             s.tools,
             s.requests,
@@ -189,6 +196,7 @@ impl AlignmentCheck {
             model: format!("{}/{}", self.provider.kind(), self.provider.model()),
             tools,
             warnings,
+            qualification: None,
         }
     }
 }

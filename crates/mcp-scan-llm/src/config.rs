@@ -80,6 +80,12 @@ pub struct LlmArgs {
     #[arg(long, help_heading = "LLM alignment check")]
     pub llm_no_cache: bool,
 
+    /// Fail instead of going on with advisory verdicts when the model does not qualify on the
+    /// built-in known-answer cases (they run first, once per provider, model and template; the
+    /// answers are cached)
+    #[arg(long, help_heading = "LLM alignment check")]
+    pub llm_require_qualified: bool,
+
     /// How answers are asked for: `auto` sends a JSON schema (structured outputs; a grammar on
     /// llama.cpp, vLLM and Ollama; a forced tool call on Bedrock) and falls back to `json-object`
     /// if the endpoint refuses it; `json-schema` makes a refusal an error
@@ -150,6 +156,10 @@ pub struct LlmSettings {
     pub answer_format: crate::provider::SchemaPolicy,
     /// Bounds the whole LLM phase: a hung endpoint costs at most this.
     pub deadline: Duration,
+    /// Run the known-answer cases first (`rules/llm/qualification.toml`).
+    pub qualify: bool,
+    /// A model that fails them is an error instead of advisory.
+    pub require_qualified: bool,
 }
 
 /// Long enough for a few dozen tools on a slow local model, short enough that a hung endpoint
@@ -179,6 +189,8 @@ impl LlmSettings {
             cache_dir: None,
             answer_format: crate::provider::SchemaPolicy::Auto,
             deadline: DEFAULT_DEADLINE,
+            qualify: false,
+            require_qualified: false,
         }
     }
 }
@@ -387,6 +399,8 @@ pub fn resolve(
     };
     let mut s = LlmSettings::openai_compatible("", model);
     s.provider = provider;
+    s.qualify = true;
+    s.require_qualified = args.llm_require_qualified;
     if let Some(n) = args.llm_concurrency {
         if n == 0 || n > 64 {
             return Err(invalid("--llm-concurrency", "must be between 1 and 64"));

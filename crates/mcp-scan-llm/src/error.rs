@@ -51,6 +51,9 @@ pub enum LlmError {
     Runtime(#[source] std::io::Error),
     #[error("cannot set up the {provider} client: {message}")]
     Provider { provider: String, message: String },
+    /// `--llm-require-qualified` and the model failed the known-answer cases.
+    #[error("{0} (--llm-require-qualified)")]
+    Unqualified(String),
 }
 
 /// Why one request to a provider failed.

@@ -30,6 +30,7 @@ pub mod findings;
 pub mod poison;
 pub mod prompt;
 pub mod provider;
+pub mod qualification;
 pub mod template;
 pub mod verdict;
 
@@ -128,9 +129,34 @@ pub async fn check(
 ) -> Result<LlmOutcome, LlmError> {
     let provider = build_provider(settings).await?;
     let prompts = PromptBuilder::new(Template::builtin()?);
-    Ok(AlignmentCheck::new(provider, prompts, settings.clone())
+    let started = std::time::Instant::now();
+    let qualification = if settings.qualify {
+        let cases = qualification::Cases::builtin()?;
+        let out = AlignmentCheck::new(provider.clone(), prompts.clone(), settings.clone())
+            .run(&cases.behaviors())
+            .await;
+        let q = cases.score(&out);
+        if !q.passed() && settings.require_qualified {
+            return Err(LlmError::Unqualified(q.warning()));
+        }
+        Some(q)
+    } else {
+        None
+    };
+    // One deadline for the whole phase, qualification included.
+    let mut rest = settings.clone();
+    rest.deadline = settings.deadline.saturating_sub(started.elapsed());
+    let mut outcome = AlignmentCheck::new(provider, prompts, rest)
         .run(behaviors)
-        .await)
+        .await;
+    if let Some(q) = &qualification
+        && !q.passed()
+    {
+        qualification::make_advisory(&mut outcome, q);
+        outcome.warnings.insert(0, q.warning());
+    }
+    outcome.qualification = qualification;
+    Ok(outcome)
 }
 
 /// [`check`] on a runtime of its own, for synchronous callers such as the binary.

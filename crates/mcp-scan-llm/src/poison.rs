@@ -347,6 +347,7 @@ impl PoisonJudge {
             model: format!("{}/{}", self.provider.kind(), self.provider.model()),
             tools,
             warnings,
+            qualification: None,
         }
     }
 }

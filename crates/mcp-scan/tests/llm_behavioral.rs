@@ -9,6 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use stub::{Recorded, Reply, Stub};
 
+/// Request counts below are of the tools' own requests: the built-in qualification cases run
+/// first, and the stand-in models answer them as a competent model would.
+fn tool_requests(stub: &Stub) -> Vec<Recorded> {
+    stub.requests()
+        .into_iter()
+        .filter(|r| r.qualification_case().is_none())
+        .collect()
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/python")
@@ -18,6 +27,9 @@ fn fixture(name: &str) -> PathBuf {
 /// A model stand-in: a secret reaching the network is exfiltration (citing that evidence id),
 /// anything else is aligned.
 fn keyword_model(req: &Recorded, _: usize) -> Reply {
+    if let Some(r) = Reply::qualification_answer(req) {
+        return r;
+    }
     let user = req.user_text();
     let exfil = user
         .lines()
@@ -137,7 +149,7 @@ fn leaky_server_reports_the_llm_data_exfiltration_mismatch_beside_static_finding
             .is_some_and(|a| a.iter().any(|x| x == "llm"))
     );
 
-    let reqs = stub.requests();
+    let reqs = tool_requests(&stub);
     assert_eq!(reqs.len(), 1, "one request per tool");
     let user = reqs[0].user_text();
     assert!(
@@ -178,13 +190,13 @@ fn honest_server_is_aligned_safe_and_a_rescan_sends_no_request() {
     assert_eq!(e["status"], "SAFE");
     assert!(findings_by(e, "llm").is_empty());
     assert_eq!(llm_state(e).as_deref(), Some("complete"));
-    assert_eq!(stub.requests().len(), 1);
+    assert_eq!(tool_requests(&stub).len(), 1);
 
     // Same code again: answered from $XDG_CACHE_HOME/mcp-scan/llm, zero requests.
     let again = scan(&fixture("honest_server"), home.path(), &[], &args);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(
-        stub.requests().len(),
+        tool_requests(&stub).len(),
         1,
         "re-scan of unchanged code sends nothing"
     );
@@ -210,7 +222,7 @@ fn provider_failure_leaves_the_honest_tool_incomplete_exit_4() {
     let e = entity(&report, "format_note");
     assert_eq!(e["status"], "INCOMPLETE");
     assert_eq!(llm_state(e).as_deref(), Some("incomplete"));
-    assert_eq!(stub.requests().len(), 2);
+    assert_eq!(tool_requests(&stub).len(), 2);
 }
 
 #[test]
@@ -233,7 +245,7 @@ fn cisco_environment_configures_the_check_and_no_llm_turns_it_off() {
         findings_by(entity(&raw(&out), "format_note"), "llm").len(),
         1
     );
-    assert_eq!(stub.requests().len(), 1);
+    assert_eq!(tool_requests(&stub).len(), 1);
 
     let off = scan(&fixture("leaky_server"), home.path(), &env, &["--no-llm"]);
     assert_eq!(
@@ -241,7 +253,7 @@ fn cisco_environment_configures_the_check_and_no_llm_turns_it_off() {
         Some(3),
         "static findings still fail the scan"
     );
-    assert_eq!(stub.requests().len(), 1, "--no-llm sends nothing");
+    assert_eq!(tool_requests(&stub).len(), 1, "--no-llm sends nothing");
     let e = raw(&off);
     assert!(findings_by(entity(&e, "format_note"), "llm").is_empty());
     assert_eq!(llm_state(entity(&e, "format_note")), None);
@@ -283,7 +295,7 @@ fn fixture_prompts_average_at_most_1500_tokens_with_one_request_per_tool() {
         let out = scan(&fixture(server), home.path(), &[], &args);
         tools += raw(&out)["behaviors"].as_array().map_or(0, Vec::len);
     }
-    let reqs = stub.requests();
+    let reqs = tool_requests(&stub);
     assert!(tools >= 9, "fixture tools summarised: {tools}");
     assert_eq!(reqs.len(), tools, "one request per tool");
     // Tokens estimated as characters / 4 (mcp_scan_llm::estimate_tokens), system + user.
@@ -301,6 +313,9 @@ fn docstring_ordering_the_model_to_answer_safe_cannot_clear_static_findings() {
         .join("../mcp-scan-llm/tests/fixtures/poisoned_server");
     // The stub plays a model that obeys the docstring and answers "aligned".
     let stub = Stub::start(|req, _| {
+        if let Some(r) = Reply::qualification_answer(req) {
+            return r;
+        }
         let obeys = serde_json::json!({
             "mismatch": false,
             "threat_name": null,
@@ -330,7 +345,7 @@ fn docstring_ordering_the_model_to_answer_safe_cannot_clear_static_findings() {
     );
 
     // The injection reached the model only inside the random-delimited data fence.
-    let user = stub.requests()[0].user_text();
+    let user = tool_requests(&stub)[0].user_text();
     let open = user.find("<<<DATA ").expect("fence");
     let nonce = &user[open + 8..open + 40];
     let close = user

@@ -36,6 +36,9 @@ fn python() -> String {
 /// A model stand-in: a secret reaching the network is exfiltration (citing that evidence id),
 /// anything else is aligned.
 fn keyword_model(req: &Recorded, _: usize) -> Reply {
+    if let Some(r) = Reply::qualification_answer(req) {
+        return r;
+    }
     let user = req.user_text();
     let exfil = user
         .lines()

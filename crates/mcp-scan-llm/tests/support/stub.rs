@@ -89,6 +89,16 @@ impl Recorded {
             .find_map(|l| l.strip_prefix("tool: ").map(|s| s.trim().to_string()))
     }
 
+    /// For a built-in qualification case (run before the tools), its expected verdict: `true` for
+    /// mismatch. `None` for every other request.
+    pub fn qualification_case(&self) -> Option<bool> {
+        static CASES: std::sync::OnceLock<mcp_scan_llm::qualification::Cases> =
+            std::sync::OnceLock::new();
+        CASES
+            .get_or_init(|| mcp_scan_llm::qualification::Cases::builtin().expect("cases"))
+            .expected(&self.tool_name()?)
+    }
+
     pub fn is_bedrock(&self) -> bool {
         self.path.starts_with("/model/")
     }
@@ -166,6 +176,29 @@ impl Reply {
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.to_string(),
         }
+    }
+
+    /// What a competent model answers to a qualification case (citing its first evidence item
+    /// for a mismatch); `None` when the request is not one.
+    pub fn qualification_answer(req: &Recorded) -> Option<Reply> {
+        let mismatch = req.qualification_case()?;
+        let cite: Vec<&str> = if mismatch && req.prompt_text().contains("E1 ") {
+            vec!["E1"]
+        } else {
+            vec![]
+        };
+        let v = json!({
+            "mismatch": mismatch,
+            "threat_name": if mismatch { Some("DATA EXFILTRATION") } else { None },
+            "description_claims": "what the description says",
+            "code_does": if mismatch {
+                "also reads secrets, runs commands or sends data out"
+            } else {
+                "what the description says"
+            },
+            "evidence": cite,
+        });
+        Some(Reply::answer_for(req, &v.to_string()))
     }
 
     /// The right success envelope for the request's wire format.
