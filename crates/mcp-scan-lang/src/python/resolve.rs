@@ -3864,7 +3864,8 @@ impl<'a> Resolver<'a> {
                     // `mcp.tool(name="x")` builds a decorator; its application is the site.
                     return;
                 }
-                let rest: Vec<Arg> = substitute(args.get(1..).unwrap_or(&[]), env.subst);
+                let rest: Vec<Arg> =
+                    self.fold_names(substitute(args.get(1..).unwrap_or(&[]), env.subst), env);
                 (ServerStyle::Decorator, method, rest, env.m, server, args)
             }
             Some(Val::Decorator {
