@@ -1082,3 +1082,50 @@ fn a_dispatcher_split_through_a_hand_off_keeps_its_own_code_for_every_tool() {
     }
     shell_only_in_its_own_arm("dispatcher_own_code", "list_items", "run_task");
 }
+
+fn findings_of<'s>(s: &'s Scanned, tool: &str) -> Vec<&'s Finding> {
+    s.results
+        .iter()
+        .filter(|r| r.target.name == tool)
+        .flat_map(|r| r.findings.iter())
+        .collect()
+}
+
+#[test]
+fn tools_found_by_introspecting_service_classes_are_analysed_each_on_its_own() {
+    // Registered from `cls.__dict__.items()` behind a `name.startswith("tool_")` guard and
+    // renamed: the exfiltrating method is reported, its honest siblings are not, and the
+    // helper without the prefix is no tool at all (expected.toml).
+    let s = check_fixture("introspected_services");
+    for honest in ["notes_list_notes", "notes_word_count"] {
+        assert!(
+            findings_of(&s, honest).is_empty(),
+            "{honest}\n{}",
+            describe(&s.results)
+        );
+    }
+    assert!(
+        findings_of(&s, "notes_backup_notes")
+            .iter()
+            .any(|f| f.rule_id == "MCPS-S001" && f.severity == Severity::High),
+        "{}",
+        describe(&s.results)
+    );
+}
+
+#[test]
+fn tools_registered_on_the_sdk_stub_a_tree_ships_are_analysed() {
+    let s = check_fixture("vendored_sdk_stub");
+    assert!(
+        findings_of(&s, "count_words").is_empty(),
+        "{}",
+        describe(&s.results)
+    );
+    assert!(
+        findings_of(&s, "sync_notes")
+            .iter()
+            .any(|f| f.rule_id == "MCPS-S001" && f.severity == Severity::High),
+        "{}",
+        describe(&s.results)
+    );
+}

@@ -2746,3 +2746,118 @@ def search_handler(q: str) -> str:
         "{names:?}"
     );
 }
+
+const INTROSPECTING_REGISTRY: &str = r#"
+from fastmcp import FastMCP
+from services import Notes, Stats
+
+PREFIX = "tool_"
+
+def is_tool(name, member):
+    return name.startswith(PREFIX) and isinstance(member, staticmethod)
+
+def specs(cls):
+    out = []
+    for name, member in cls.__dict__.items():
+        if not is_tool(name, member):
+            continue
+        out.append(dict(name="n_" + name[len(PREFIX):], fn=member.__func__))
+    return out
+
+mcp = FastMCP("x")
+collected = []
+for cls in (Notes, Stats):
+    collected.extend(specs(cls))
+for spec in collected:
+    mcp.add_tool(spec["fn"], name=spec["name"])
+"#;
+
+const SERVICES: &str = r#"
+class Notes:
+    @staticmethod
+    def tool_list(): return []
+    @staticmethod
+    def render(x): return x
+
+class Stats:
+    @staticmethod
+    def tool_count(t: str): return len(t)
+"#;
+
+#[test]
+fn members_of_classes_found_by_introspection_register_under_their_folded_names() {
+    let t = scan(&[
+        ("server.py", INTROSPECTING_REGISTRY),
+        ("services.py", SERVICES),
+    ]);
+    assert_eq!(
+        entries(&t),
+        [
+            (
+                EntityKind::Tool,
+                "n_count".into(),
+                "Stats.tool_count".into()
+            ),
+            (EntityKind::Tool, "n_list".into(), "Notes.tool_list".into()),
+        ]
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_member_the_introspection_guard_rejects_is_not_a_tool() {
+    // The honest twin of the guard: with a prefix no member has, nothing is registered, and
+    // the registration site that registered nothing is not a silent SAFE.
+    let src = INTROSPECTING_REGISTRY.replace("PREFIX = \"tool_\"", "PREFIX = \"cmd_\"");
+    let t = scan(&[("server.py", &src), ("services.py", SERVICES)]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert!(!t.coverage.gaps.is_empty(), "no tool found must be a gap");
+}
+
+#[test]
+fn members_enumerated_by_dir_and_getattr_stay_a_gap() {
+    // `dir(obj)` with a run-time attribute test is not followed: the site is INCOMPLETE.
+    let t = scan(&[
+        (
+            "server.py",
+            "from fastmcp import FastMCP\nfrom services import Notes\nmcp = FastMCP('x')\nfor n in dir(Notes):\n    fn = getattr(Notes, n)\n    if getattr(fn, 'is_tool', False):\n        mcp.add_tool(fn)\n",
+        ),
+        ("services.py", SERVICES),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+    assert_eq!(unresolved_gaps(&t).len(), 1, "{:#?}", t.coverage.gaps);
+}
+
+#[test]
+fn an_sdk_module_the_tree_ships_itself_defines_the_server_class() {
+    let t = scan(&[
+        (
+            "mcp/server/fastmcp.py",
+            "class FastMCP:\n    def __init__(self, name):\n        self.tools = {}\n    def tool(self, name=None):\n        def deco(fn):\n            self.tools[name or fn.__name__] = fn\n            return fn\n        return deco\n",
+        ),
+        ("mcp/server/__init__.py", "from .fastmcp import FastMCP\n"),
+        (
+            "app/server.py",
+            "from mcp.server import FastMCP\napp = FastMCP('x')\n\n@app.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["ping"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_class_named_like_the_sdk_class_outside_an_sdk_path_stays_no_server() {
+    // The twin: the same stub class in the project's own module is not reached by an SDK
+    // import path, so `.tool()` on it registers nothing.
+    let t = scan(&[
+        (
+            "helpers/stub.py",
+            "class FastMCP:\n    def tool(self, name=None):\n        return lambda fn: fn\n",
+        ),
+        (
+            "app/server.py",
+            "import mcp.types\nfrom helpers.stub import FastMCP\napp = FastMCP()\n\n@app.tool()\ndef ping() -> str:\n    return 'pong'\n",
+        ),
+    ]);
+    assert!(tools(&t).is_empty(), "{:?}", entries(&t));
+}

@@ -729,7 +729,7 @@ impl<'a> Resolver<'a> {
                 if let Some(mi) = self.module_idx(&i.module)
                     && let Some(v) = self.lookup(mi, Module::TOP_LEVEL, sym, depth + 1)
                 {
-                    return Some(v);
+                    return Some(self.shadowed_framework_class(&full, v, depth));
                 }
                 if self.module_idx(&full).is_some() {
                     return Some(Val::Module(full));
@@ -743,6 +743,26 @@ impl<'a> Resolver<'a> {
                 }
             }
             None => Some(Val::Module(i.module.clone())),
+        }
+    }
+
+    /// A framework server class imported by its framework path (`from mcp.server.fastmcp
+    /// import FastMCP`) that resolves to a class the tree itself defines there: the tree ships
+    /// its own copy or test stub of the SDK module, and at run time the name is the SDK's
+    /// server either way (a stub is swapped for the real package), so it registers like one.
+    /// A class deriving a server already carries its style and is kept as a subclass.
+    fn shadowed_framework_class(&self, full: &str, v: Val, depth: usize) -> Val {
+        match &v {
+            Val::Class(cm, c)
+                if full.rsplit('.').next() == Some(c.as_str())
+                    && self.class_style(*cm, c, depth + 1).is_none() =>
+            {
+                match self.fw.server_style(full) {
+                    Some(s) => Val::ServerClass(s),
+                    None => v,
+                }
+            }
+            _ => v,
         }
     }
 
@@ -1086,7 +1106,7 @@ impl<'a> Resolver<'a> {
                 let full = format!("{p}.{attr}");
                 if let Some(mi) = self.module_idx(&p) {
                     if let Some(v) = self.lookup(mi, Module::TOP_LEVEL, attr, depth + 1) {
-                        return Some(v);
+                        return Some(self.shadowed_framework_class(&full, v, depth));
                     }
                     return self.module_idx(&full).map(|_| Val::Module(full));
                 }
@@ -1122,6 +1142,8 @@ impl<'a> Resolver<'a> {
                 self.member(cm, &c, attr, true, depth + 1)
             }
             Val::Class(cm, c) => self.member(cm, &c, attr, false, depth + 1),
+            // A static or class method's function, and a bound method's.
+            Val::Func(..) if attr == "__func__" => Some(v),
             Val::DynModule(prefix, suffix) => Some(Val::DynAttr(prefix, suffix, attr.to_string())),
             Val::External => Some(Val::External),
             _ => None,
@@ -1751,7 +1773,9 @@ impl<'a> Resolver<'a> {
                 let ExprKind::Attribute { value, attr } = &callee.kind else {
                     return None;
                 };
-                let (items, m, f) = self.literal_dict(value, env, 0)?;
+                let Some((items, m, f)) = self.literal_dict(value, env, 0) else {
+                    return self.class_members(value, attr, env, depth + 1);
+                };
                 match attr.as_str() {
                     "items" => items
                         .into_iter()
@@ -1778,11 +1802,33 @@ impl<'a> Resolver<'a> {
                 .and_then(|(x, m, f)| {
                     let mut out = self.literal_elements(x, Env { m, f, subst: &[] }, depth + 1)?;
                     if let Some(n) = self.name_at(e, env, m) {
-                        out.extend(self.list_additions(&n, m, f, depth + 1)?);
+                        // A list filled in a loop over a parameter's value (`tools.append(...)`
+                        // inside `for ... in cls.__dict__.items()`) depends on this call's
+                        // bindings: computed with them, not cached.
+                        if !env.subst.is_empty() && m == env.m && f == env.f {
+                            out.extend(self.list_additions_uncached(
+                                &n,
+                                m,
+                                f,
+                                env.subst,
+                                depth + 1,
+                            )?);
+                        } else {
+                            out.extend(self.list_additions(&n, m, f, depth + 1)?);
+                        }
                     }
                     Some(out)
                 })
                 .or_else(|| self.bound_elements(e, env, depth + 1))?,
+            ExprKind::Call { callee, args }
+                if last_segment(callee) == Some("getmembers")
+                    && self.eval(callee, env, 0).is_none_or(
+                        |v| matches!(v, Val::Module(ref p) if p == "inspect.getmembers"),
+                    ) =>
+            {
+                let first = args.first().filter(|a| a.name.is_none() && !a.spread)?;
+                self.class_members(&first.value, "getmembers", env, depth + 1)?
+            }
             ExprKind::Call { callee, args } => self.call_elements(callee, args, env, depth + 1)?,
             ExprKind::Comprehension {
                 elements, clauses, ..
@@ -1866,7 +1912,13 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 if let Some(acc) = out.as_mut() {
-                    match self.list_additions(n, env.m, f, depth + 1) {
+                    // Bound by this call (see `literal_elements`): not cached.
+                    let more = if f == env.f && !env.subst.is_empty() {
+                        self.list_additions_uncached(n, env.m, f, env.subst, depth + 1)
+                    } else {
+                        self.list_additions(n, env.m, f, depth + 1)
+                    };
+                    match more {
                         Some(more) => acc.extend(more),
                         None => out = None,
                     }
@@ -1923,7 +1975,7 @@ impl<'a> Resolver<'a> {
         self.additions
             .borrow_mut()
             .insert(key.clone(), Some(Vec::new()));
-        let out = self.list_additions_uncached(name, m, f, depth);
+        let out = self.list_additions_uncached(name, m, f, &[], depth);
         self.additions.borrow_mut().insert(key, out.clone());
         out
     }
@@ -1933,6 +1985,7 @@ impl<'a> Resolver<'a> {
         name: &str,
         m: usize,
         f: FuncId,
+        subst: &[Subst],
         depth: usize,
     ) -> Option<Vec<Elem>> {
         let md = self.mods.get(m)?;
@@ -1953,11 +2006,25 @@ impl<'a> Resolver<'a> {
             let genv = Env {
                 m,
                 f: g,
-                subst: &[],
+                subst: if g == f { subst } else { &[] },
             };
+            // Additions inside a loop over a followed collection, one per element the loop's
+            // guards keep, rebuilt with the element bound; the rest as written.
+            let mut unrolled: Vec<(usize, usize)> = Vec::new();
+            out.extend(self.unrolled_additions(
+                name,
+                &func.body,
+                genv,
+                depth + 1,
+                &mut unrolled,
+            )?);
             let mut ok = true;
             walk_stmts(&func.body, &mut |st| {
-                if !ok {
+                if !ok
+                    || unrolled
+                        .iter()
+                        .any(|&(a, b)| a <= st.span.start_byte && st.span.end_byte <= b)
+                {
                     return;
                 }
                 let is_name = |x: &Expr| matches!(&x.kind, ExprKind::Name(k) if k == name);
@@ -2283,6 +2350,445 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    // ------------------------------------------------------------------ introspected members
+
+    /// The members of a tree class a loop enumerates (`cls.__dict__.items()`,
+    /// `vars(cls).items()`, `inspect.getmembers(cls)`; `.keys()`/`.values()` for names or
+    /// members): each method as `(name, <class expr>.name)`, written where the class
+    /// expression is, so a loop variable bound to one of several classes yields each one's
+    /// members. Names the class body assigns are members too (a handler stored as an
+    /// attribute). `None` when the object is not a tree class (or instance) the resolver knows.
+    fn class_members(&self, obj: &Expr, how: &str, env: Env, depth: usize) -> Option<Vec<Elem>> {
+        if depth > MAX_SET_DEPTH {
+            return None;
+        }
+        // `cls.__dict__` / `vars(cls)`; `getmembers` takes the object itself.
+        let cls = if how == "getmembers" {
+            obj
+        } else {
+            match &obj.kind {
+                ExprKind::Attribute { value, attr } if attr == "__dict__" => value.as_ref(),
+                ExprKind::Call { callee, args }
+                    if matches!(&callee.kind, ExprKind::Name(n) if n == "vars")
+                        && self.eval(callee, env, 0).is_none() =>
+                {
+                    &args
+                        .first()
+                        .filter(|a| a.name.is_none() && !a.spread)?
+                        .value
+                }
+                _ => return None,
+            }
+        };
+        // Follow a loop variable or bound parameter to where the class expression is written.
+        let (mut cexpr, mut cenv) = (cls, env);
+        while let ExprKind::Name(n) = &cexpr.kind {
+            let Some((v, inner)) = cenv.bound(n) else {
+                break;
+            };
+            (cexpr, cenv) = (v, inner);
+        }
+        let (cm, class, with_bases) = match self.eval(cexpr, cenv, depth + 1)? {
+            Val::Class(cm, c) => (cm, c, how == "getmembers"),
+            Val::Instance(cm, c, _) => (cm, c, how == "getmembers"),
+            _ => return None,
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut classes = vec![(cm, class)];
+        let mut visited = 0;
+        while let Some((km, kc)) = classes.pop() {
+            visited += 1;
+            if visited > 8 {
+                return None;
+            }
+            let md = &self.mods[km];
+            let c = md.classes.iter().find(|c| c.name == kc)?;
+            for &meth in &c.methods {
+                names.push(md.functions[meth].name.clone());
+            }
+            for (fi, f) in md.functions.iter().enumerate() {
+                if f.name == "<body>" && f.class.as_deref() == Some(kc.as_str()) {
+                    let mut binds = HashMap::new();
+                    collect_binds(&md.functions[fi].body, &mut binds);
+                    for (n, bs) in binds {
+                        if bs.iter().any(|b| matches!(b, Bind::Value(_))) && !n.starts_with("__") {
+                            names.push(n.to_string());
+                        }
+                    }
+                }
+            }
+            if with_bases {
+                let outer = Env {
+                    m: km,
+                    f: Module::TOP_LEVEL,
+                    subst: &[],
+                };
+                for b in &c.bases {
+                    let base = b.split('[').next().unwrap_or(b);
+                    if let Some(Val::Class(bm, bc)) = self.eval_dotted(base, outer, depth + 1) {
+                        classes.push((bm, bc));
+                    }
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        let span = obj.span;
+        let out: Vec<Elem> = names
+            .into_iter()
+            .map(|n| {
+                let name = Expr::new(ExprKind::Str(n.clone()), span);
+                let member = Expr::new(
+                    ExprKind::Attribute {
+                        value: Box::new(cexpr.clone()),
+                        attr: n,
+                    },
+                    span,
+                );
+                let x = match how {
+                    "keys" => name,
+                    "values" => member,
+                    _ => Expr::new(ExprKind::Tuple(vec![name, member]), span),
+                };
+                (x, cenv.m, cenv.f)
+            })
+            .collect();
+        (out.len() <= MAX_UNROLL).then_some(out)
+    }
+
+    /// Additions to the list `name` inside `for` loops of `stmts` whose collection is
+    /// followed: the loop unrolled, each element bound, the elements its guards
+    /// (`if not keep(n): continue`) reject dropped, and each added value rebuilt with the
+    /// element in it ([`Resolver::rebuild`]). The byte ranges of the loops handled are pushed on
+    /// `unrolled`; a loop whose added value cannot be rebuilt is left to the caller as written.
+    fn unrolled_additions(
+        &self,
+        name: &str,
+        stmts: &'a [Stmt],
+        env: Env,
+        depth: usize,
+        unrolled: &mut Vec<(usize, usize)>,
+    ) -> Option<Vec<Elem>> {
+        let mut out = Vec::new();
+        if depth > MAX_SET_DEPTH {
+            return Some(out);
+        }
+        for st in stmts {
+            if let StmtKind::For {
+                target, iter, body, ..
+            } = &st.kind
+                && adds_to(body, name)
+                && let Some(elems) = self.literal_elements(iter, env, depth + 1)
+            {
+                let mut got = Vec::new();
+                let mut ok = true;
+                for (el, em, ef) in &elems {
+                    let mut subst = env.subst.to_vec();
+                    bind_element(target, el, *em, *ef, &mut subst);
+                    let inner = Env {
+                        m: env.m,
+                        f: env.f,
+                        subst: &subst,
+                    };
+                    if self.guard_skips(body, inner) {
+                        continue;
+                    }
+                    let (mut added, mut extended) = (Vec::new(), Vec::new());
+                    appended_values(body, name, &mut added, &mut extended);
+                    for x in added {
+                        match self.rebuild(x, body, inner, 0) {
+                            Some(e) => got.push(e),
+                            None => ok = false,
+                        }
+                    }
+                    for xs in extended {
+                        match self.literal_elements(xs, inner, depth + 1) {
+                            Some(more) => got.extend(more),
+                            None => ok = false,
+                        }
+                    }
+                }
+                if ok {
+                    out.extend(got);
+                    unrolled.push((st.span.start_byte, st.span.end_byte));
+                }
+                continue;
+            }
+            for b in stmt_blocks(st) {
+                out.extend(self.unrolled_additions(name, b, env, depth + 1, unrolled)?);
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether a loop body's leading guard (`if <test>: continue`) rejects the element bound
+    /// in `env`: the test folds to true.
+    fn guard_skips(&self, body: &[Stmt], env: Env) -> bool {
+        for st in body {
+            match &st.kind {
+                StmtKind::If { test, then, orelse }
+                    if orelse.is_empty()
+                        && matches!(then.as_slice(), [x] if matches!(x.kind, StmtKind::Continue)) =>
+                {
+                    if self.fold_bool(test, env, 0) == Some(true) {
+                        return true;
+                    }
+                }
+                // Assignments before the guard are what it reads.
+                StmtKind::Assign { .. } | StmtKind::Expr(_) => {}
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// A condition on constant strings, three-valued: `s.startswith(p)`, `==`/`!=`, `in` a
+    /// literal, `not`, `and`/`or`, and a tree predicate returning such a condition with its
+    /// parameters bound; `None` when unknown.
+    fn fold_bool(&self, e: &Expr, env: Env, depth: usize) -> Option<bool> {
+        if depth > 8 {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Bool(b) => Some(*b),
+            ExprKind::Unary { op, operand } if op == "not" => {
+                self.fold_bool(operand, env, depth + 1).map(|b| !b)
+            }
+            ExprKind::Binary { op, left, right } if op == "and" || op == "or" => {
+                let l = self.fold_bool(left, env, depth + 1);
+                let r = self.fold_bool(right, env, depth + 1);
+                let and = op == "and";
+                match (l, r) {
+                    (Some(x), _) | (_, Some(x)) if x != and => Some(x),
+                    (Some(x), Some(y)) => Some(if and { x && y } else { x || y }),
+                    _ => None,
+                }
+            }
+            ExprKind::Binary { op, left, right } if op == "==" || op == "!=" => {
+                let l = self.fold_str(left, env, depth + 1)?;
+                let r = self.fold_str(right, env, depth + 1)?;
+                Some((l == r) == (op == "=="))
+            }
+            ExprKind::Call { callee, args } => {
+                if let ExprKind::Attribute { value, attr } = &callee.kind
+                    && matches!(attr.as_str(), "startswith" | "endswith")
+                    && let [a] = args.as_slice()
+                    && a.name.is_none()
+                {
+                    let base = self.fold_str(value, env, depth + 1)?;
+                    let pats: Vec<String> = match &a.value.kind {
+                        ExprKind::Tuple(xs) => xs
+                            .iter()
+                            .map(|x| self.fold_str(x, env, depth + 1))
+                            .collect::<Option<_>>()?,
+                        _ => vec![self.fold_str(&a.value, env, depth + 1)?],
+                    };
+                    let hit = pats.iter().any(|p| {
+                        if attr == "startswith" {
+                            base.starts_with(p.as_str())
+                        } else {
+                            base.ends_with(p.as_str())
+                        }
+                    });
+                    return Some(hit);
+                }
+                // A tree predicate: its single return folded with the arguments bound.
+                let Some(Val::Func(fm, ff)) = self.eval(callee, env, 0) else {
+                    return None;
+                };
+                let func = self.func(fm, ff)?;
+                let mut subst = Vec::new();
+                let positional = args
+                    .iter()
+                    .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords);
+                for (p, a) in func.params.iter().zip(positional) {
+                    subst.push(bound_arg(&p.name, &a.value, env));
+                }
+                let mut rets = Vec::new();
+                walk_stmts(&func.body, &mut |st| {
+                    if let StmtKind::Return(Some(r)) = &st.kind {
+                        rets.push(r);
+                    }
+                });
+                let [ret] = rets.as_slice() else {
+                    return None;
+                };
+                let fenv = Env {
+                    m: fm,
+                    f: ff,
+                    subst: &subst,
+                };
+                self.fold_bool(ret, fenv, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value a loop body adds, rebuilt so that it reads only the loop's element and
+    /// constants: locals the body assigns are replaced by their values, constant strings
+    /// folded, `f.__func__` is `f`, and a record built by keywords (`dict(name=..., fn=...)`,
+    /// a `TypedDict` or other tree class called with keywords only) becomes a dict literal.
+    /// Everything it still reads must come from one place (where the element is written).
+    fn rebuild(&self, x: &Expr, body: &[Stmt], env: Env, depth: usize) -> Option<Elem> {
+        fn go(
+            r: &Resolver,
+            x: &Expr,
+            body: &[Stmt],
+            env: Env,
+            depth: usize,
+            at: &mut Option<(usize, FuncId)>,
+        ) -> Option<Expr> {
+            if depth > 8 {
+                return None;
+            }
+            if !matches!(x.kind, ExprKind::Dict(_) | ExprKind::Call { .. })
+                && let Some(s) = r.fold_str(x, env, 0)
+            {
+                return Some(Expr::new(ExprKind::Str(s), x.span));
+            }
+            match &x.kind {
+                ExprKind::Name(n) => {
+                    if let Some(s) = env.subst.iter().rev().find(|s| &s.name == n) {
+                        if at.is_some_and(|a| a != (s.module, s.func)) {
+                            return None;
+                        }
+                        *at = Some((s.module, s.func));
+                        return Some(s.value.clone());
+                    }
+                    let mut assigned = None;
+                    for st in body {
+                        if let StmtKind::Assign { targets, value } = &st.kind
+                            && targets
+                                .iter()
+                                .any(|t| matches!(&t.kind, ExprKind::Name(k) if k == n))
+                        {
+                            assigned = Some(value);
+                        }
+                    }
+                    go(r, assigned?, body, env, depth + 1, at)
+                }
+                ExprKind::Attribute { value, attr } if attr == "__func__" => {
+                    go(r, value, body, env, depth + 1, at)
+                }
+                ExprKind::Attribute { value, attr } => Some(Expr::new(
+                    ExprKind::Attribute {
+                        value: Box::new(go(r, value, body, env, depth + 1, at)?),
+                        attr: attr.clone(),
+                    },
+                    x.span,
+                )),
+                ExprKind::Call { callee, args }
+                    if !args.is_empty()
+                        && args.iter().all(|a| a.name.is_some())
+                        && match r.eval(callee, env, 0) {
+                            Some(Val::Class(..)) => true,
+                            None => matches!(&callee.kind, ExprKind::Name(n) if n == "dict"),
+                            _ => false,
+                        } =>
+                {
+                    let mut items = Vec::new();
+                    for a in args {
+                        let key = Expr::new(ExprKind::Str(a.name.clone()?), a.value.span);
+                        items.push((Some(key), go(r, &a.value, body, env, depth + 1, at)?));
+                    }
+                    Some(Expr::new(ExprKind::Dict(items), x.span))
+                }
+                ExprKind::Dict(items) => {
+                    let mut out = Vec::new();
+                    for (k, v) in items {
+                        let k = match k {
+                            Some(k) => Some(go(r, k, body, env, depth + 1, at)?),
+                            None => return None,
+                        };
+                        out.push((k, go(r, v, body, env, depth + 1, at)?));
+                    }
+                    Some(Expr::new(ExprKind::Dict(out), x.span))
+                }
+                ExprKind::Tuple(xs) | ExprKind::List(xs) => {
+                    let xs = xs
+                        .iter()
+                        .map(|e| go(r, e, body, env, depth + 1, at))
+                        .collect::<Option<Vec<_>>>()?;
+                    Some(Expr::new(ExprKind::Tuple(xs), x.span))
+                }
+                ExprKind::Str(_) | ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Null => {
+                    Some(x.clone())
+                }
+                _ => None,
+            }
+        }
+        let mut at = None;
+        let e = go(self, x, body, env, depth, &mut at)?;
+        let (m, f) = at?;
+        Some((e, m, f))
+    }
+
+    /// A slice bound written as text: an integer, `-k`, a constant name or `len(<constant>)`.
+    fn fold_int(&self, text: &str, env: Env, depth: usize) -> Option<i64> {
+        if depth > 8 {
+            return None;
+        }
+        let t = text.trim();
+        if let Ok(v) = t.parse::<i64>() {
+            return Some(v);
+        }
+        if let Some(rest) = t.strip_prefix('-') {
+            return self.fold_int(rest, env, depth + 1).map(|v| -v);
+        }
+        let span = Span::default();
+        if let Some(inner) = t.strip_prefix("len(").and_then(|r| r.strip_suffix(')')) {
+            let inner = inner.trim();
+            if !is_identifier(inner) {
+                return None;
+            }
+            let e = Expr::new(ExprKind::Name(inner.to_string()), span);
+            return self
+                .fold_str(&e, env, depth + 1)
+                .map(|s| s.chars().count() as i64);
+        }
+        if !is_identifier(t) {
+            return None;
+        }
+        let e = Expr::new(ExprKind::Name(t.to_string()), span);
+        let (x, inner) = self.name_value(&e, t, env)?;
+        match &x.kind {
+            ExprKind::Number(v) => v.parse().ok(),
+            ExprKind::Call { callee, args }
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "len") && args.len() == 1 =>
+            {
+                self.fold_str(&args[0].value, inner, depth + 1)
+                    .map(|s| s.chars().count() as i64)
+            }
+            ExprKind::Name(n) => self.fold_int(&n.clone(), inner, depth + 1),
+            _ => None,
+        }
+    }
+
+    /// `rec["key"]` where `rec` is (bound to) a dict literal with a constant key: the value
+    /// and where it is read.
+    fn dict_entry<'s>(
+        &self,
+        value: &Expr,
+        index: &Expr,
+        env: Env<'s>,
+    ) -> Option<(&'s Expr, Env<'s>)>
+    where
+        'a: 's,
+    {
+        let key = self.const_of(index, env, 0)?;
+        let ExprKind::Name(n) = &value.kind else {
+            return None;
+        };
+        let (d, inner) = env.bound(n)?;
+        let ExprKind::Dict(items) = &d.kind else {
+            return None;
+        };
+        items.iter().find_map(|(k, v)| {
+            let k = k.as_ref()?;
+            (k.as_str() == Some(key.as_str())).then_some((v, inner))
+        })
+    }
+
     fn decorators(&mut self, m: usize, f: FuncId) {
         let mods = self.mods;
         let md = &mods[m];
@@ -2564,6 +3070,35 @@ impl<'a> Resolver<'a> {
                 Some(l)
             }
             ExprKind::Attribute { value, attr } => self.fold_member(value, attr, env, depth + 1),
+            ExprKind::Index { value, index } => {
+                if let Some((v, inner)) = self.dict_entry(value, index, env) {
+                    return self.fold_str(v, inner, depth + 1);
+                }
+                // `name[len(PREFIX):]`: a slice with constant bounds (lowered as its text).
+                let ExprKind::Unknown(text) = &index.kind else {
+                    return None;
+                };
+                let (lo, hi) = text.split_once(':')?;
+                if hi.contains(':') {
+                    return None;
+                }
+                let base: Vec<char> = self.fold_str(value, env, depth + 1)?.chars().collect();
+                let n = base.len() as i64;
+                let bound = |t: &str, default: i64| -> Option<i64> {
+                    let t = t.trim();
+                    if t.is_empty() {
+                        return Some(default);
+                    }
+                    let v = self.fold_int(t, env, depth + 1)?;
+                    Some(if v < 0 { (n + v).max(0) } else { v.min(n) })
+                };
+                let (lo, hi) = (bound(lo, 0)?, bound(hi, n)?);
+                Some(if lo >= hi {
+                    String::new()
+                } else {
+                    base[lo as usize..hi as usize].iter().collect()
+                })
+            }
             // A tree function that builds the name from its arguments (`_name("x")` returning
             // `"prefix_" + x.replace("-", "_")`): its return folded with the arguments bound.
             ExprKind::Call { callee, args } if matches!(callee.kind, ExprKind::Name(_)) => {
@@ -3329,7 +3864,8 @@ impl<'a> Resolver<'a> {
                     // `mcp.tool(name="x")` builds a decorator; its application is the site.
                     return;
                 }
-                let rest: Vec<Arg> = substitute(args.get(1..).unwrap_or(&[]), env.subst);
+                let rest: Vec<Arg> =
+                    self.fold_names(substitute(args.get(1..).unwrap_or(&[]), env.subst), env);
                 (ServerStyle::Decorator, method, rest, env.m, server, args)
             }
             Some(Val::Decorator {
@@ -4078,10 +4614,15 @@ impl<'a> Resolver<'a> {
                         if matches!(last_segment(callee), Some("from_function" | "partial")))
                 };
                 if let Some((x, bm, bf)) = self.binding_where(e, env, &wraps, 0) {
+                    // Assigned in this scope: inside an unrolled loop it reads the element.
                     let inner = Env {
                         m: bm,
                         f: bf,
-                        subst: &[],
+                        subst: if (bm, bf) == (env.m, env.f) {
+                            env.subst
+                        } else {
+                            &[]
+                        },
                     };
                     return self.handler(x, inner, depth + 1);
                 }
@@ -4117,7 +4658,7 @@ impl<'a> Resolver<'a> {
                 if matches!(last, Some("from_function" | "partial" | "wraps"))
                     && let Some(first) = args.first().filter(|a| a.name.is_none())
                 {
-                    let extra: Vec<Arg> = substitute(
+                    let mut extra: Vec<Arg> = substitute(
                         &args
                             .iter()
                             .skip(1)
@@ -4126,6 +4667,18 @@ impl<'a> Resolver<'a> {
                             .collect::<Vec<_>>(),
                         env.subst,
                     );
+                    // `Tool.from_function(fn, name)`: the SDKs take the name second.
+                    if last == Some("from_function")
+                        && let Some(n) = args.get(1).filter(|a| a.name.is_none() && !a.spread)
+                        && let Some(folded) = self.fold_str(&n.value, env, 0)
+                    {
+                        extra.push(Arg {
+                            name: Some("name".into()),
+                            value: Expr::new(ExprKind::Str(folded), n.value.span),
+                            spread: false,
+                            spread_keywords: false,
+                        });
+                    }
                     return match self.handler(&first.value, env, depth + 1) {
                         Handler::Funcs(fs) => Handler::Funcs(
                             fs.into_iter()
@@ -4137,6 +4690,12 @@ impl<'a> Resolver<'a> {
                         ),
                         other => other,
                     };
+                }
+            }
+            // `rec["fn"]` with `rec` an unrolled loop's record.
+            ExprKind::Index { value, index } => {
+                if let Some((v, inner)) = self.dict_entry(value, index, env) {
+                    return self.handler(v, inner, depth + 1);
                 }
             }
             _ => {}
@@ -4652,6 +5211,54 @@ fn element_field(e: &Expr, t: &str) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// Whether a statement list (nested blocks included) adds to the list `name`
+/// (`name.append(x)`, `.add`, `.insert`).
+fn adds_to(stmts: &[Stmt], name: &str) -> bool {
+    let (mut v, mut w) = (Vec::new(), Vec::new());
+    appended_values(stmts, name, &mut v, &mut w);
+    !v.is_empty() || !w.is_empty()
+}
+
+/// The values a statement list appends to `name` (`out`) and the collections it extends it
+/// by (`more`: `.extend(xs)`, `+= xs`), nested blocks included.
+fn appended_values<'s>(
+    stmts: &'s [Stmt],
+    name: &str,
+    out: &mut Vec<&'s Expr>,
+    more: &mut Vec<&'s Expr>,
+) {
+    walk_stmts(stmts, &mut |st| {
+        if let StmtKind::AugAssign { target, op, value } = &st.kind
+            && op == "+"
+            && matches!(&target.kind, ExprKind::Name(k) if k == name)
+        {
+            more.push(value);
+        }
+        if let StmtKind::Expr(x) = &st.kind
+            && let ExprKind::Call { callee, args } = &x.kind
+            && let ExprKind::Attribute { value, attr } = &callee.kind
+            && matches!(&value.kind, ExprKind::Name(k) if k == name)
+        {
+            let positional: Vec<&Expr> = args
+                .iter()
+                .filter(|a| a.name.is_none() && !a.spread)
+                .map(|a| &a.value)
+                .collect();
+            match (attr.as_str(), positional.as_slice()) {
+                ("append" | "add", [x]) | ("insert", [_, x]) => out.push(x),
+                ("extend" | "update", [xs]) => more.push(xs),
+                _ => {}
+            }
+        }
+    });
+}
+
+fn is_identifier(t: &str) -> bool {
+    let mut cs = t.chars();
+    cs.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && cs.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
