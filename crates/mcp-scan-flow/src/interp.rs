@@ -3140,7 +3140,14 @@ fn collect_raising_tests<'e>(
                 collect_raising_tests(orelse, tests, depth + 1);
                 collect_raising_tests(finally, tests, depth + 1);
             }
-            StmtKind::With { body, .. } => collect_raising_tests(body, tests, depth + 1),
+            StmtKind::With { body, .. }
+            | StmtKind::Labeled { body, .. }
+            | StmtKind::Defer(body) => collect_raising_tests(body, tests, depth + 1),
+            StmtKind::Switch { arms, .. } => {
+                for a in arms {
+                    collect_raising_tests(&a.body, tests, depth + 1);
+                }
+            }
             _ => {}
         }
     }
@@ -3203,8 +3210,10 @@ fn collect_helper_parts<'e>(
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
                 collect_helper_parts(finally, assigns, tests, depth + 1);
             }
-            StmtKind::With { body, .. } => collect_helper_parts(body, assigns, tests, depth + 1),
-            StmtKind::Match { arms, .. } => {
+            StmtKind::With { body, .. }
+            | StmtKind::Labeled { body, .. }
+            | StmtKind::Defer(body) => collect_helper_parts(body, assigns, tests, depth + 1),
+            StmtKind::Match { arms, .. } | StmtKind::Switch { arms, .. } => {
                 for a in arms {
                     collect_helper_parts(&a.body, assigns, tests, depth + 1);
                 }

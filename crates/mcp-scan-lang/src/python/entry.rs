@@ -4,7 +4,8 @@
 //! reads names, descriptions and parameters from the lowered IR.
 
 use super::lower::{Draft, kids};
-use crate::queries::{Frameworks, Positional, python_entry_query, python_frameworks_checked};
+use super::{python_entry_query, python_frameworks_checked};
+use crate::queries::{Frameworks, Positional};
 use crate::strings::clean_doc;
 use crate::{LowerError, ServerBinding, ServerStyle};
 use mcp_scan_core::{DeclaredParam, EntityKind};
