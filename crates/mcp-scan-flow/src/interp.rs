@@ -9,7 +9,7 @@
 //! total work per tool.
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
-use crate::models::{ArgSel, ConstOp, Models, TEXT_LABEL_PREFIX, When};
+use crate::models::{ArgSel, ConstOp, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX, When};
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
@@ -41,38 +41,6 @@ struct HelperGuard {
 
 /// The parameters a helper checks with a guard.
 type HelperGuards = Vec<HelperGuard>;
-
-/// Methods of strings and bytes: their result is (part of) the receiver's text.
-const STR_METHODS: &[&str] = &[
-    "encode",
-    "decode",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "lower",
-    "upper",
-    "casefold",
-    "title",
-    "capitalize",
-    "replace",
-    "split",
-    "rsplit",
-    "splitlines",
-    "partition",
-    "rpartition",
-    "format",
-    "join",
-    "removeprefix",
-    "removesuffix",
-    "zfill",
-    "ljust",
-    "rjust",
-    "center",
-    "translate",
-    "expandtabs",
-    "hex",
-    "swapcase",
-];
 
 /// Sink kinds that act on a file path.
 const FILE_KINDS: &[&str] = &[
@@ -626,7 +594,8 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             if extra.is_tainted() && bindings.get(i).is_some() && (p.variadic || p.keywords) {
                 v.absorb_taint(&extra);
             }
-            if v.is_tainted() && !(i == 0 && next == 1 && p.name == "self") {
+            let conventions = &self.prog.modules[m].conventions;
+            if v.is_tainted() && !(i == 0 && next == 1 && func.is_receiver(&p.name, conventions)) {
                 v.push_hop(&Hop {
                     loc: site.clone(),
                     note: format!("passed to {callee_name}() as `{}`", p.name),
@@ -1437,7 +1406,8 @@ impl Frame<'_, '_, '_> {
         }
         // A builtin (or a name we cannot see): an API by its bare name.
         let mut v = Val::with_ref(Ref::Api(name.to_string()));
-        if name == "self" || name == "cls" {
+        // An unbound receiver name (`self` in a class body) is no API.
+        if module.conventions.is_receiver(name) {
             v.refs.clear();
         }
         v
@@ -1808,7 +1778,7 @@ impl Frame<'_, '_, '_> {
                 }
                 out
             }
-            "%" => {
+            _ if self.models().format_operators.get(op) == Some(&FormatStyle::Printf) => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
@@ -1825,7 +1795,7 @@ impl Frame<'_, '_, '_> {
                 }
                 out
             }
-            "*" | "-" => {
+            "*" | "-" | "%" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
@@ -1941,9 +1911,7 @@ impl Frame<'_, '_, '_> {
                 Ref::Class(mi, c) => {
                     handled = true;
                     let inst = Val::with_ref(Ref::Instance(*mi, c.clone()));
-                    if let Some(fi) =
-                        self.an.prog.modules[*mi].function_by_qualname(&format!("{c}.__init__"))
-                    {
+                    if let Some(fi) = self.an.prog.modules[*mi].constructor_of(c) {
                         let o = self.an.call_fn(
                             *mi,
                             fi,
@@ -2054,7 +2022,9 @@ impl Frame<'_, '_, '_> {
             // the result carries the receiver's and the arguments' taint.
             if let Some(r) = &recv {
                 out.absorb_taint(r);
-                out.konst = str_method(method.unwrap_or(""), r, &argv);
+                out.konst = method
+                    .and_then(|m| self.models().string_method(m))
+                    .and_then(|row| str_method(&row.fold, r, &argv));
                 if let Some(view) = mapping_view(method.unwrap_or(""), r) {
                     out = view;
                 }
@@ -2066,10 +2036,13 @@ impl Frame<'_, '_, '_> {
                 out.absorb_taint(v);
             }
         }
-        // `name.replace("/", "_")`: what is left has no separator, so it names one entry
-        // of the directory it is joined to and cannot climb out of it.
-        if method == Some("replace")
-            && positional(&argv, 0)
+        // `name.replace("/", "_")` (a `cuts_separator` row): what is left has no separator,
+        // so it names one entry of the directory it is joined to and cannot climb out of it.
+        let cut = method
+            .and_then(|m| self.models().string_method(m))
+            .and_then(|row| row.cuts_separator);
+        if let Some(i) = cut
+            && positional(&argv, i)
                 .and_then(|v| v.konst.as_deref())
                 .is_some_and(|k| k == "/" || k == "\\")
         {
@@ -2093,15 +2066,13 @@ impl Frame<'_, '_, '_> {
             })
     }
 
-    /// Whether `r` is a function (or a class's `__init__`) of this module with a parameter
+    /// Whether `r` is a function (or a class's constructor) of this module with a parameter
     /// whose default names a variable.
     fn defaults_a_global(&self, r: &Ref) -> bool {
         let module = &self.an.prog.modules[self.m];
         let f = match r {
             Ref::Func(mi, fi) | Ref::Bound(mi, fi) if *mi == self.m => Some(*fi),
-            Ref::Class(mi, c) if *mi == self.m => {
-                module.function_by_qualname(&format!("{c}.__init__"))
-            }
+            Ref::Class(mi, c) if *mi == self.m => module.constructor_of(c),
             _ => None,
         };
         f.and_then(|f| module.functions.get(f)).is_some_and(|func| {
@@ -2313,7 +2284,7 @@ impl Frame<'_, '_, '_> {
             // service's answers, not the credential; string methods on the credential itself
             // still carry it.
             let method = q.rsplit('.').next().unwrap_or(q);
-            let keeps_credential = STR_METHODS.contains(&method);
+            let keeps_credential = models.string_method(method).is_some();
             // `os.getcwd()`: a function of a module, not a method of the data stored in the
             // module's attributes (`os.environ[k] = v`).
             let keyed_source = r
@@ -3043,11 +3014,22 @@ fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
     Some(out)
 }
 
-/// Constants through the common `str` methods.
-fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<String> {
-    let base = recv.konst.as_deref()?;
-    match method {
-        "format" => {
+/// Constants through a string method, as its model row folds them.
+fn str_method(fold: &StrFold, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<String> {
+    let arg = |i: i64| -> Option<&Val> {
+        if i < 0 {
+            Some(recv)
+        } else {
+            positional(argv, usize::try_from(i).ok()?)
+        }
+    };
+    match fold {
+        StrFold::Opaque => None,
+        StrFold::Same => recv.konst.clone(),
+        StrFold::Lower => recv.konst.as_deref().map(str::to_lowercase),
+        StrFold::Upper => recv.konst.as_deref().map(str::to_uppercase),
+        StrFold::Format => {
+            let base = recv.konst.as_deref()?;
             let mut out = String::new();
             let mut pos = 0usize;
             let mut rest = base;
@@ -3079,8 +3061,16 @@ fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) ->
             out.push_str(rest);
             Some(out)
         }
-        "join" => {
-            let list = positional(argv, 0)?;
+        StrFold::Join {
+            separator,
+            items,
+            default_separator,
+        } => {
+            let sep = match arg(*separator) {
+                Some(v) => v.konst.clone()?,
+                None => default_separator.clone()?,
+            };
+            let list = arg(*items)?;
             let mut parts = Vec::new();
             for i in 0..list.fields.len() {
                 parts.push(
@@ -3093,13 +3083,9 @@ fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) ->
             if parts.is_empty() {
                 None
             } else {
-                Some(parts.join(base))
+                Some(parts.join(&sep))
             }
         }
-        "strip" | "rstrip" | "lstrip" | "encode" | "decode" => Some(base.to_string()),
-        "lower" | "casefold" => Some(base.to_lowercase()),
-        "upper" => Some(base.to_uppercase()),
-        _ => None,
     }
 }
 
@@ -3555,5 +3541,71 @@ fn detail_host(detail: &str) -> Option<String> {
         None
     } else {
         Some(host.to_ascii_lowercase())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Val {
+        let mut v = Val::default();
+        for (i, x) in items.iter().enumerate() {
+            v.set_field(&i.to_string(), Val::konst(*x));
+        }
+        v
+    }
+
+    fn positional_args(vals: Vec<Val>) -> Vec<(Option<String>, Val, bool)> {
+        vals.into_iter().map(|v| (None, v, false)).collect()
+    }
+
+    #[test]
+    fn join_folds_with_the_separator_where_the_row_puts_it() {
+        // Python: "/".join(["a", "b"])
+        let py = StrFold::Join {
+            separator: -1,
+            items: 0,
+            default_separator: None,
+        };
+        let args = positional_args(vec![list(&["a", "b"])]);
+        assert_eq!(
+            str_method(&py, &Val::konst("/"), &args).as_deref(),
+            Some("a/b")
+        );
+        // JavaScript: ["a", "b"].join("/"), and .join() with its default ","
+        let js = StrFold::Join {
+            separator: 0,
+            items: -1,
+            default_separator: Some(",".into()),
+        };
+        let args = positional_args(vec![Val::konst("/")]);
+        assert_eq!(
+            str_method(&js, &list(&["a", "b"]), &args).as_deref(),
+            Some("a/b")
+        );
+        assert_eq!(
+            str_method(&js, &list(&["a", "b"]), &[]).as_deref(),
+            Some("a,b")
+        );
+        // The Python order applied to a JavaScript call folds nothing rather than nonsense.
+        assert_eq!(str_method(&py, &list(&["a", "b"]), &args), None);
+    }
+
+    #[test]
+    fn format_and_case_folds_follow_the_receiver() {
+        let args = vec![
+            (None, Val::konst("x"), false),
+            (Some("k".to_string()), Val::konst("y"), false),
+        ];
+        assert_eq!(
+            str_method(&StrFold::Format, &Val::konst("{}-{k}-{1}"), &args).as_deref(),
+            Some(format!("x-y-{UNKNOWN}").as_str())
+        );
+        assert_eq!(
+            str_method(&StrFold::Upper, &Val::konst("ab"), &[]).as_deref(),
+            Some("AB")
+        );
+        assert_eq!(str_method(&StrFold::Opaque, &Val::konst("ab"), &[]), None);
     }
 }

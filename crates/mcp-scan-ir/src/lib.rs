@@ -36,6 +36,14 @@ impl Language {
             Language::Go => "go",
         }
     }
+
+    /// The folder of its API models, `rules/models/<dir>/`: JavaScript shares TypeScript's.
+    pub fn models_dir(self) -> &'static str {
+        match self {
+            Language::JavaScript => "typescript",
+            other => other.name(),
+        }
+    }
 }
 
 /// 1-based lines and columns, 0-based byte offsets.
