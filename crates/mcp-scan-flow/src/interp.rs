@@ -9,7 +9,9 @@
 //! total work per tool.
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
-use crate::models::{ArgSel, ConstOp, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX, When};
+use crate::models::{
+    ArgSel, ConstOp, DynamicCall, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX, When,
+};
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
@@ -667,12 +669,14 @@ impl<'p, 'm> Analyzer<'p, 'm> {
     }
 }
 
-/// `@staticmethod` on a method: called through an instance, it gets no `self`.
+/// A static method (`@staticmethod`, by the language's conventions): called through an
+/// instance, it gets no receiver.
 fn is_static_method(module: &Module, f: FuncId) -> bool {
     module.functions.get(f).is_some_and(|func| {
-        func.decorators
-            .iter()
-            .any(|d| d.dotted_path().as_deref() == Some("staticmethod"))
+        func.decorators.iter().any(|d| {
+            d.dotted_path()
+                .is_some_and(|p| module.conventions.static_decorators.contains(&p.as_str()))
+        })
     })
 }
 
@@ -1764,14 +1768,15 @@ impl Frame<'_, '_, '_> {
                 });
                 out
             }
-            "/" => {
+            _ if self.models().path_operators.contains_key(op) => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
-                let is_path = l
-                    .refs
-                    .iter()
-                    .any(|x| matches!(x, Ref::Api(q) if q.starts_with("pathlib.")));
+                let prefixes = self.models().path_operators.get(op);
+                let is_path = l.refs.iter().any(|x| {
+                    matches!(x, Ref::Api(q)
+                        if prefixes.is_some_and(|ps| ps.iter().any(|p| q.starts_with(p.as_str()))))
+                });
                 if is_path {
                     set_const_over(&mut out, &[Some(l), Some(r)], join_path);
                     out.refs = l.refs.clone();
@@ -1795,7 +1800,7 @@ impl Frame<'_, '_, '_> {
                 }
                 out
             }
-            "*" | "-" | "%" => {
+            "*" | "-" | "%" | "/" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
@@ -2084,11 +2089,16 @@ impl Frame<'_, '_, '_> {
         })
     }
 
-    /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
-    /// what the call names, when the names are constants (or one of a few constants).
+    /// A `[[dynamic_call]]` row's call (`getattr(obj, <constant>)`, `__import__(<constant>)`,
+    /// `functools.partial(f, ...)`): what the call names, when the names are constants (or one
+    /// of a few constants).
     fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
-        let is = |q: &str| fval.refs.contains(&Ref::Api(q.to_string()));
-        if is("getattr") {
+        let models = self.models();
+        let op = fval.refs.iter().find_map(|r| match r {
+            Ref::Api(q) => models.dynamic_calls.get(q).copied(),
+            _ => None,
+        })?;
+        if op == DynamicCall::Attribute {
             let base = positional(argv, 0)?.clone();
             let names = positional(argv, 1)?.candidates()?;
             let mut out = Val::default();
@@ -2101,7 +2111,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(out);
         }
-        if is("__import__") || is("importlib.import_module") {
+        if op == DynamicCall::Import {
             let names = positional(argv, 0)?.candidates()?;
             let mut out = Val::default();
             for n in names {
@@ -2112,7 +2122,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(out);
         }
-        if is("functools.partial") {
+        if op == DynamicCall::Partial {
             let f = positional(argv, 0)?;
             let mut out = Val {
                 refs: f.refs.clone(),

@@ -153,21 +153,6 @@ const NUMBER_SAFE: &[&str] = &[
     "archive-extract",
 ];
 
-/// `int`, `float`, `bool`, optionally `Optional[...]` or `| None`.
-fn numeric_annotation(a: &str) -> bool {
-    let a = a.trim();
-    let inner = a
-        .strip_prefix("Optional[")
-        .or_else(|| a.strip_prefix("typing.Optional["))
-        .and_then(|x| x.strip_suffix(']'))
-        .unwrap_or(a);
-    let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
-    parts.iter().any(|p| matches!(*p, "int" | "float" | "bool"))
-        && parts
-            .iter()
-            .all(|p| matches!(*p, "int" | "float" | "bool" | "None"))
-}
-
 fn analyze_entry(
     input: &Input<'_>,
     prog: &Program<'_>,
@@ -199,7 +184,10 @@ fn analyze_entry(
             // The framework converts the argument to the annotated number before the call: a
             // number carries no quote, `../` or shell syntax (it still sizes loops and can be
             // sent or pick a port).
-            if p.annotation.as_deref().is_some_and(numeric_annotation) {
+            if p.annotation
+                .as_deref()
+                .is_some_and(|a| module.conventions.is_number_annotation(a))
+            {
                 v.sanitize(
                     &NUMBER_SAFE
                         .iter()
@@ -820,6 +808,11 @@ mod tests {
         assert_eq!(dest_host("dns", "…"), None);
         assert_eq!(dest_host("dns", ""), None);
         assert_eq!(dest_host("network-fetch", "GET https://…:…/vault/…"), None);
+    }
+
+    fn numeric_annotation(a: &str) -> bool {
+        let m = mcp_scan_lang::python::lower("m.py", "x = 1\n").expect("lowers");
+        m.conventions.is_number_annotation(a)
     }
 
     #[test]

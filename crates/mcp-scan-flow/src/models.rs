@@ -273,6 +273,23 @@ pub struct Models {
     /// Binary operators that format their left operand with the right (`[[format_operator]]`,
     /// Python's `"%s" % x`).
     pub format_operators: HashMap<String, FormatStyle>,
+    /// Binary operators that join paths when the left operand is an object whose type starts
+    /// with one of the prefixes (`[[path_operator]]`, `pathlib.Path(base) / name`).
+    pub path_operators: HashMap<String, Vec<String>>,
+    /// Calls that name code by a value (`[[dynamic_call]]`): attribute lookups by name,
+    /// imports by name, partial application.
+    pub dynamic_calls: HashMap<String, DynamicCall>,
+}
+
+/// What a `[[dynamic_call]]` does with its constant arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DynamicCall {
+    /// `getattr(obj, name[, default])`: the attribute `name` of `obj`.
+    Attribute,
+    /// `importlib.import_module(name)`: the module `name`.
+    Import,
+    /// `functools.partial(f, *args)`: `f` with its first arguments bound.
+    Partial,
 }
 
 /// A string method (`[[string_method]]`).
@@ -495,6 +512,26 @@ impl Models {
                 }
             };
             self.format_operators.insert(r.operator, style);
+        }
+        for r in raw.path_operator {
+            self.path_operators
+                .entry(r.operator)
+                .or_default()
+                .push(r.type_prefix);
+        }
+        for r in raw.dynamic_call {
+            let op = match r.op.get_ref().as_str() {
+                "attribute" => DynamicCall::Attribute,
+                "import" => DynamicCall::Import,
+                "partial" => DynamicCall::Partial,
+                other => {
+                    return Err(src.error(
+                        r.op.span(),
+                        format!("op must be attribute, import or partial, not `{other}`"),
+                    ));
+                }
+            };
+            self.dynamic_calls.insert(r.callee, op);
         }
         for r in raw.sink {
             let kind = check_kind(src, &r.kind)?;
@@ -798,6 +835,24 @@ struct RawModelFile {
     string_method: Vec<RawStringMethod>,
     #[serde(default)]
     format_operator: Vec<RawFormatOperator>,
+    #[serde(default)]
+    path_operator: Vec<RawPathOperator>,
+    #[serde(default)]
+    dynamic_call: Vec<RawDynamicCall>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPathOperator {
+    operator: String,
+    type_prefix: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDynamicCall {
+    callee: String,
+    op: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]

@@ -6,7 +6,17 @@
 use std::path::Path;
 
 /// Python-only names no code of the flow engine may spell (case-insensitive).
-const FORBIDDEN: &[&str] = &["\"self\"", "\"cls\"", "__init__", "python"];
+const FORBIDDEN: &[&str] = &[
+    "\"self\"",
+    "\"cls\"",
+    "__init__",
+    "python",
+    "pathlib.",
+    "functools.",
+    "importlib.",
+    "staticmethod",
+    "optional[",
+];
 
 /// The code of a source file: line comments and the `#[cfg(test)]` module dropped.
 fn code_of(text: &str) -> Vec<(usize, String)> {

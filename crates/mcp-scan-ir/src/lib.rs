@@ -117,9 +117,34 @@ pub struct Conventions {
     pub injected_names: &'static [&'static str],
     /// Annotation fragments of parameters the framework fills (`Context`).
     pub injected_types: &'static [&'static str],
+    /// Type names of numbers (`int`, `float`, `bool`): a parameter annotated with one carries
+    /// no quote, path or shell syntax once the framework converted it.
+    pub number_types: &'static [&'static str],
+    /// Type names of the null value, allowed beside a number type in a union (`int | None`).
+    pub null_types: &'static [&'static str],
+    /// Generic wrappers that make a type nullable, with their opening bracket (`Optional[`).
+    pub optional_wrappers: &'static [&'static str],
+    /// Decorators that make a method static: called through an instance, it gets no receiver.
+    pub static_decorators: &'static [&'static str],
 }
 
 impl Conventions {
+    /// Whether an annotation is a number type, optionally nullable (`Optional[int]`,
+    /// `int | None`).
+    pub fn is_number_annotation(&self, a: &str) -> bool {
+        let a = a.trim();
+        let inner = self
+            .optional_wrappers
+            .iter()
+            .find_map(|w| a.strip_prefix(w).and_then(|x| x.strip_suffix(']')))
+            .unwrap_or(a);
+        let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
+        parts.iter().any(|p| self.number_types.contains(p))
+            && parts
+                .iter()
+                .all(|p| self.number_types.contains(p) || self.null_types.contains(p))
+    }
+
     /// Whether `name` is the receiver of a method of this language.
     pub fn is_receiver(&self, name: &str) -> bool {
         self.receivers.contains(&name)

@@ -22,6 +22,10 @@ pub(crate) const CONVENTIONS: Conventions = Conventions {
     constructor: Some("__init__"),
     injected_names: &["ctx", "context"],
     injected_types: &["Context"],
+    number_types: &["int", "float", "bool"],
+    null_types: &["None"],
+    optional_wrappers: &["Optional[", "typing.Optional["],
+    static_decorators: &["staticmethod"],
 };
 
 thread_local! {
