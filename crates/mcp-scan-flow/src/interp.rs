@@ -10,7 +10,8 @@
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
 use crate::models::{
-    ArgSel, ConstOp, DynamicCall, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX, When,
+    ArgSel, CollectionOp, ConstOp, DynamicCall, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX,
+    When,
 };
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
@@ -1110,7 +1111,7 @@ impl Frame<'_, '_, '_> {
                             if g.method.as_deref() == Some(attr.as_str())
                                 && let Some(root) = root_var(value)
                             {
-                                let kinds = narrow_prefix_guard(attr, &g.kinds, args);
+                                let kinds = narrow_prefix_guard(g.prefix, &g.kinds, args);
                                 self.sanitize_var(vars, &root, &kinds);
                             }
                         }
@@ -1943,17 +1944,20 @@ impl Frame<'_, '_, '_> {
             .any(|r| matches!(r, Ref::Func(..) | Ref::Bound(..) | Ref::Class(..)));
         // `patterns.append(p)`: a list of known constants keeps each one as an element; an
         // element it cannot know makes the list's elements unknown.
-        if let (Some(m @ ("append" | "insert" | "extend")), ExprKind::Attribute { value, .. }) =
-            (method, &callee.kind)
+        let collection_op = method.and_then(|m| self.models().collection_methods.get(m).copied());
+        if let (
+            Some(op @ (CollectionOp::Push | CollectionOp::Insert | CollectionOp::Extend)),
+            ExprKind::Attribute { value, .. },
+        ) = (collection_op, &callee.kind)
             && !scanned
             && let ExprKind::Name(list) = &value.kind
             && let Some(cur) = vars.get(list.as_str()).cloned()
             && cur.refs.is_empty()
             && cur.konst.is_none()
         {
-            let added = match m {
-                "insert" => positional(&argv, 1).cloned().unwrap_or_default(),
-                "extend" => positional(&argv, 0)
+            let added = match op {
+                CollectionOp::Insert => positional(&argv, 1).cloned().unwrap_or_default(),
+                CollectionOp::Extend => positional(&argv, 0)
                     .map(Val::any_element)
                     .unwrap_or_default(),
                 _ => positional(&argv, 0).cloned().unwrap_or_default(),
@@ -2030,10 +2034,11 @@ impl Frame<'_, '_, '_> {
                 out.konst = method
                     .and_then(|m| self.models().string_method(m))
                     .and_then(|row| str_method(&row.fold, r, &argv));
-                if let Some(view) = mapping_view(method.unwrap_or(""), r) {
+                let op = method.and_then(|m| self.models().collection_methods.get(m).copied());
+                if let Some(view) = op.and_then(|op| mapping_view(op, r)) {
                     out = view;
                 }
-                if let Some(entry) = keyed_lookup(method.unwrap_or(""), r, &argv) {
+                if let Some(entry) = op.and_then(|op| keyed_lookup(op, r, &argv)) {
                     out = entry;
                 }
             }
@@ -2987,8 +2992,8 @@ fn collect_consts(v: &Val, depth: usize, out: &mut BTreeSet<String>) {
 /// `arguments.get("path", default)` on a mapping whose entries are known: that entry (with
 /// what was stored under unknown keys) or the default, not every entry of the mapping (a
 /// dispatcher's argument mapping holds every parameter of the tool).
-fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
-    if recv.fields.is_empty() || !recv.refs.is_empty() || !matches!(method, "get" | "pop") {
+fn keyed_lookup(op: CollectionOp, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
+    if recv.fields.is_empty() || !recv.refs.is_empty() || op != CollectionOp::Lookup {
         return None;
     }
     let key = positional(argv, 0)?.konst.clone()?;
@@ -3002,21 +3007,26 @@ fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) 
     Some(out)
 }
 
-fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
-    if recv.fields.is_empty() || !matches!(method, "items" | "values" | "keys") {
+fn mapping_view(op: CollectionOp, recv: &Val) -> Option<Val> {
+    if recv.fields.is_empty()
+        || !matches!(
+            op,
+            CollectionOp::Entries | CollectionOp::Values | CollectionOp::Keys
+        )
+    {
         return None;
     }
     let mut out = Val::default();
     out.absorb_taint(recv);
     for (i, (k, v)) in recv.fields.iter().enumerate() {
-        let el = match method {
-            "items" => {
+        let el = match op {
+            CollectionOp::Entries => {
                 let mut pair = Val::default();
                 pair.set_field("0", Val::konst(k.clone()));
                 pair.set_field("1", v.clone());
                 pair
             }
-            "values" => v.clone(),
+            CollectionOp::Values => v.clone(),
             _ => Val::konst(k.clone()),
         };
         out.set_field(&i.to_string(), el);
@@ -3360,7 +3370,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
                         {
                             out.push((
                                 root,
-                                narrow_prefix_guard(attr, &g.kinds, args),
+                                narrow_prefix_guard(g.prefix, &g.kinds, args),
                                 PatternSource::Unconditional,
                             ));
                         }
@@ -3414,8 +3424,8 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
 /// A prefix test guards what its prefix can contain: a bare scheme (`"https://"`) is no
 /// allow-list at all, a scheme with a host (`"https://api.example.com/"`) pins a destination
 /// (not a file path), and a path prefix contains paths (not URLs).
-fn narrow_prefix_guard(method: &str, kinds: &[String], args: &[Arg]) -> Vec<String> {
-    if method != "startswith" {
+fn narrow_prefix_guard(prefix: bool, kinds: &[String], args: &[Arg]) -> Vec<String> {
+    if !prefix {
         return kinds.to_vec();
     }
     let Some(first) = args.first() else {

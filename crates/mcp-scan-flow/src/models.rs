@@ -187,6 +187,9 @@ pub struct ConfigEnv {
 
 #[derive(Debug, Clone)]
 pub struct Guard {
+    /// A prefix test (`s.startswith(p)`): what it guards narrows with what the prefix can
+    /// contain (a scheme alone pins nothing; a scheme and host pin a destination).
+    pub prefix: bool,
     pub method: Option<String>,
     pub callee: Option<String>,
     pub op: Option<String>,
@@ -279,6 +282,26 @@ pub struct Models {
     /// Calls that name code by a value (`[[dynamic_call]]`): attribute lookups by name,
     /// imports by name, partial application.
     pub dynamic_calls: HashMap<String, DynamicCall>,
+    /// Methods of lists and mappings whose effect on known elements is followed
+    /// (`[[collection_method]]`).
+    pub collection_methods: HashMap<String, CollectionOp>,
+}
+
+/// What a `[[collection_method]]` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionOp {
+    /// `xs.append(x)`: adds its argument 0.
+    Push,
+    /// `xs.insert(i, x)`: adds its argument 1.
+    Insert,
+    /// `xs.extend(ys)`: adds the elements of its argument 0.
+    Extend,
+    /// `d.get(key[, default])`: the entry under a constant key, or the default.
+    Lookup,
+    /// `d.items()`: `(key, value)` pairs.
+    Entries,
+    Values,
+    Keys,
 }
 
 /// What a `[[dynamic_call]]` does with its constant arguments.
@@ -533,6 +556,27 @@ impl Models {
             };
             self.dynamic_calls.insert(r.callee, op);
         }
+        for r in raw.collection_method {
+            let op = match r.op.get_ref().as_str() {
+                "push" => CollectionOp::Push,
+                "insert" => CollectionOp::Insert,
+                "extend" => CollectionOp::Extend,
+                "lookup" => CollectionOp::Lookup,
+                "entries" => CollectionOp::Entries,
+                "values" => CollectionOp::Values,
+                "keys" => CollectionOp::Keys,
+                other => {
+                    return Err(src.error(
+                        r.op.span(),
+                        format!(
+                            "op must be push, insert, extend, lookup, entries, values or keys, \
+                             not `{other}`"
+                        ),
+                    ));
+                }
+            };
+            self.collection_methods.insert(r.method, op);
+        }
         for r in raw.sink {
             let kind = check_kind(src, &r.kind)?;
             let target = ArgSel {
@@ -702,6 +746,7 @@ impl Models {
                 })
                 .transpose()?;
             self.guards.push(Guard {
+                prefix: r.prefix,
                 method: r.method,
                 callee: r.callee,
                 op: r.op,
@@ -839,6 +884,15 @@ struct RawModelFile {
     path_operator: Vec<RawPathOperator>,
     #[serde(default)]
     dynamic_call: Vec<RawDynamicCall>,
+    #[serde(default)]
+    collection_method: Vec<RawCollectionMethod>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCollectionMethod {
+    method: String,
+    op: toml::Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -1023,6 +1077,8 @@ struct RawType {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawGuard {
+    #[serde(default)]
+    prefix: bool,
     method: Option<String>,
     callee: Option<String>,
     op: Option<String>,
