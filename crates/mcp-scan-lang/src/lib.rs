@@ -15,6 +15,7 @@
 
 pub mod discover;
 mod encoding;
+mod fold;
 mod imports;
 pub mod python;
 pub mod queries;
