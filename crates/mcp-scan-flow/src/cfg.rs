@@ -5,6 +5,11 @@
 //! entries and exception handlers. Every node inside a `try` body has an exceptional edge to each
 //! handler (and to `finally`), a `raise` goes to the innermost handlers or the exit, `return`
 //! goes through `finally` to the exit.
+//!
+//! C-family constructs: a `switch` arm may fall through into the next one and `break` leaves
+//! the switch; `break label`/`continue label` leave or restart the labelled statement; `defer`
+//! bodies run on the way to the exit from every exit (return, raise, the end), latest first,
+//! each one skippable since a path may leave before reaching its `defer`.
 
 use mcp_scan_ir::{Expr, ExprKind, Function, Handler, Stmt, StmtKind, WithItem};
 use petgraph::Direction;
@@ -50,15 +55,27 @@ pub struct Cfg<'a> {
     pub for_bodies: Vec<(NodeIndex, std::ops::Range<usize>)>,
 }
 
-struct LoopCtx {
-    head: NodeIndex,
+/// A statement `break` can leave: a loop (which `continue` restarts at `head`), a `switch`, or
+/// a labelled block.
+struct LoopCtx<'a> {
+    /// The loop head; None for a switch or a labelled block (`continue` skips those).
+    head: Option<NodeIndex>,
+    /// Whether an unlabelled `break` leaves it (loops and switches; not labelled blocks).
+    plain_break: bool,
+    label: Option<&'a str>,
     breaks: Vec<NodeIndex>,
 }
 
 struct Builder<'a> {
     g: DiGraph<Node<'a>, Edge>,
+    /// Where returns, raises and the end go: the real exit, or the start of the deferred
+    /// bodies when the function has any.
     exit: NodeIndex,
-    loops: Vec<LoopCtx>,
+    loops: Vec<LoopCtx<'a>>,
+    /// The label of a `Labeled` statement whose body is the loop being built next.
+    pending_label: Option<&'a str>,
+    /// `defer` bodies met so far, in order.
+    defers: Vec<&'a [Stmt]>,
     for_bodies: Vec<(NodeIndex, std::ops::Range<usize>)>,
     /// Handler entry nodes of the enclosing `try`s, innermost last.
     handlers: Vec<Vec<NodeIndex>>,
@@ -75,16 +92,32 @@ impl<'a> Cfg<'a> {
         let mut g = DiGraph::new();
         let entry = g.add_node(Node::Entry);
         let exit = g.add_node(Node::Exit);
+        // With `defer`s, every exit first passes through their bodies.
+        let deferred = has_defer(body).then(|| g.add_node(Node::Join));
         let mut b = Builder {
             g,
-            exit,
+            exit: deferred.unwrap_or(exit),
             loops: Vec::new(),
+            pending_label: None,
+            defers: Vec::new(),
             for_bodies: Vec::new(),
             handlers: Vec::new(),
             finals: Vec::new(),
         };
         let out = b.block(body, vec![(entry, Edge::Normal)]);
-        b.connect(&out, exit);
+        if let Some(d) = deferred {
+            b.connect(&out, d);
+            // Latest first; each may be skipped (the path may have left before its `defer`).
+            let mut cur: Frontier = vec![(d, Edge::Normal)];
+            for body in std::mem::take(&mut b.defers).into_iter().rev() {
+                let mut ran = b.block(body, cur.clone());
+                ran.extend(cur);
+                cur = ran;
+            }
+            b.connect(&cur, exit);
+        } else {
+            b.connect(&out, exit);
+        }
         Cfg {
             graph: b.g,
             entry,
@@ -159,9 +192,12 @@ impl<'a> Builder<'a> {
                 out
             }
             StmtKind::While { test, body, orelse } => {
+                let label = self.pending_label.take();
                 let head = self.add(Node::Test(test), &cur);
                 self.loops.push(LoopCtx {
-                    head,
+                    head: Some(head),
+                    plain_break: true,
+                    label,
                     breaks: Vec::new(),
                 });
                 let body_out = self.block(body, vec![(head, Edge::True)]);
@@ -186,9 +222,12 @@ impl<'a> Builder<'a> {
                 orelse,
                 ..
             } => {
+                let label = self.pending_label.take();
                 let head = self.add(Node::ForHead { target, iter }, &cur);
                 self.loops.push(LoopCtx {
-                    head,
+                    head: Some(head),
+                    plain_break: true,
+                    label,
                     breaks: Vec::new(),
                 });
                 let body_out = self.block(body, vec![(head, Edge::True)]);
@@ -281,24 +320,101 @@ impl<'a> Builder<'a> {
                 }
                 Vec::new()
             }
-            StmtKind::Break => {
+            StmtKind::Break | StmtKind::BreakTo(_) => {
                 let n = self.add(Node::Stmt(s), &cur);
-                if let Some(l) = self.loops.last_mut() {
+                let label = match &s.kind {
+                    StmtKind::BreakTo(l) => Some(l.as_str()),
+                    _ => None,
+                };
+                let target = self.loops.iter_mut().rev().find(|l| match label {
+                    Some(name) => l.label == Some(name),
+                    None => l.plain_break,
+                });
+                if let Some(l) = target {
                     l.breaks.push(n);
                     Vec::new()
                 } else {
                     vec![(n, Edge::Normal)]
                 }
             }
-            StmtKind::Continue => {
+            StmtKind::Continue | StmtKind::ContinueTo(_) => {
                 let n = self.add(Node::Stmt(s), &cur);
-                if let Some(l) = self.loops.last() {
-                    let head = l.head;
+                let label = match &s.kind {
+                    StmtKind::ContinueTo(l) => Some(l.as_str()),
+                    _ => None,
+                };
+                let head = self
+                    .loops
+                    .iter()
+                    .rev()
+                    .filter(|l| l.head.is_some())
+                    .find(|l| label.is_none_or(|name| l.label == Some(name)))
+                    .and_then(|l| l.head);
+                if let Some(head) = head {
                     self.g.add_edge(n, head, Edge::Normal);
                     Vec::new()
                 } else {
                     vec![(n, Edge::Normal)]
                 }
+            }
+            StmtKind::Labeled { label, body } => {
+                let is_loop =
+                    |st: &Stmt| matches!(st.kind, StmtKind::While { .. } | StmtKind::For { .. });
+                if let [only] = body.as_slice()
+                    && is_loop(only)
+                {
+                    // The label names the loop: `continue label` restarts it.
+                    self.pending_label = Some(label);
+                    return self.stmt(only, cur);
+                }
+                self.loops.push(LoopCtx {
+                    head: None,
+                    plain_break: false,
+                    label: Some(label),
+                    breaks: Vec::new(),
+                });
+                let mut out = self.block(body, cur);
+                if let Some(ctx) = self.loops.pop() {
+                    out.extend(ctx.breaks.into_iter().map(|b| (b, Edge::Normal)));
+                }
+                out
+            }
+            StmtKind::Switch { subject, arms } => {
+                let t = self.add(Node::Test(subject), &cur);
+                self.loops.push(LoopCtx {
+                    head: None,
+                    plain_break: true,
+                    label: self.pending_label.take(),
+                    breaks: Vec::new(),
+                });
+                let mut out = Vec::new();
+                let mut has_default = false;
+                let mut falling: Frontier = Vec::new();
+                for (i, arm) in arms.iter().enumerate() {
+                    has_default |= arm.pattern.is_none();
+                    let mut into = vec![(t, Edge::True)];
+                    into.append(&mut falling);
+                    let arm_out = self.block(&arm.body, into);
+                    if arm.fallthrough && i + 1 < arms.len() {
+                        falling = arm_out;
+                    } else {
+                        out.extend(arm_out);
+                    }
+                }
+                if !has_default {
+                    out.push((t, Edge::False));
+                }
+                if let Some(ctx) = self.loops.pop() {
+                    out.extend(ctx.breaks.into_iter().map(|b| (b, Edge::Normal)));
+                }
+                out
+            }
+            StmtKind::Defer(body) => {
+                // The body runs on the way out (see `build_body`); here the statement is only
+                // reached.
+                self.defers.push(body);
+                let n = self.add(Node::Join, &cur);
+                vec![(n, Edge::Normal)]
             }
             _ => {
                 let n = self.add(Node::Stmt(s), &cur);
@@ -306,6 +422,33 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// Whether a body holds a `defer` (nested functions are functions of their own).
+fn has_defer(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Defer(_) => true,
+        StmtKind::If { then, orelse, .. } => has_defer(then) || has_defer(orelse),
+        StmtKind::While { body, orelse, .. } | StmtKind::For { body, orelse, .. } => {
+            has_defer(body) || has_defer(orelse)
+        }
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finally,
+        } => {
+            has_defer(body)
+                || handlers.iter().any(|h| has_defer(&h.body))
+                || has_defer(orelse)
+                || has_defer(finally)
+        }
+        StmtKind::With { body, .. } | StmtKind::Labeled { body, .. } => has_defer(body),
+        StmtKind::Match { arms, .. } | StmtKind::Switch { arms, .. } => {
+            arms.iter().any(|a| has_defer(&a.body))
+        }
+        _ => false,
+    })
 }
 
 /// A forward dataflow problem over a [`Cfg`].
@@ -635,5 +778,214 @@ mod tests {
     fn raise_outside_try_goes_to_exit_and_stops_fallthrough() {
         let body = vec![stmt(StmtKind::Raise(None), 1), assign("x", lit("dead"), 2)];
         assert_eq!(defs_at_exit(&body, "x"), Vec::<u32>::new());
+    }
+
+    fn arm(pattern: Option<&str>, body: Vec<Stmt>, fallthrough: bool) -> mcp_scan_ir::MatchArm {
+        mcp_scan_ir::MatchArm {
+            pattern: pattern.map(lit),
+            body,
+            fallthrough,
+            span: sp(1),
+        }
+    }
+
+    fn switch(arms: Vec<mcp_scan_ir::MatchArm>) -> Stmt {
+        stmt(
+            StmtKind::Switch {
+                subject: name("s"),
+                arms,
+            },
+            2,
+        )
+    }
+
+    #[test]
+    fn switch_arm_falls_through_into_the_next_arm() {
+        // case "a": x = "b"  (falls through)   case "c": x = "c"
+        let body = vec![
+            assign("x", lit("a"), 1),
+            switch(vec![
+                arm(Some("a"), vec![assign("x", lit("b"), 3)], true),
+                arm(Some("c"), vec![assign("x", lit("c"), 4)], false),
+            ]),
+        ];
+        // Every path through line 3 continues into line 4, which overwrites it.
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 4]);
+    }
+
+    #[test]
+    fn switch_arm_without_fallthrough_leaves_the_switch() {
+        let body = vec![
+            assign("x", lit("a"), 1),
+            switch(vec![
+                arm(Some("a"), vec![assign("x", lit("b"), 3)], false),
+                arm(Some("c"), vec![assign("x", lit("c"), 4)], false),
+            ]),
+        ];
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 3, 4]);
+    }
+
+    #[test]
+    fn break_inside_a_switch_leaves_the_switch_not_the_loop() {
+        // while c: switch s { case "a": x = "b"; break  (would fall through) case "c": x = "c" }
+        //          y = x
+        let body = vec![
+            assign("x", lit("a"), 1),
+            stmt(
+                StmtKind::While {
+                    test: name("c"),
+                    body: vec![
+                        switch(vec![
+                            arm(
+                                Some("a"),
+                                vec![assign("x", lit("b"), 3), stmt(StmtKind::Break, 4)],
+                                true,
+                            ),
+                            arm(Some("c"), vec![assign("x", lit("c"), 5)], false),
+                        ]),
+                        assign("y", name("x"), 6),
+                    ],
+                    orelse: vec![],
+                },
+                2,
+            ),
+        ];
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 3, 5]);
+        // The break went to the statement after the switch, inside the loop.
+        assert_eq!(defs_at_exit(&body, "y"), vec![6]);
+    }
+
+    /// outer: while c { while d { x = 3; BREAK } x = 5 }
+    fn nested_loops(brk: StmtKind) -> Vec<Stmt> {
+        let inner = stmt(
+            StmtKind::While {
+                test: name("d"),
+                body: vec![assign("x", lit("three"), 3), stmt(brk, 4)],
+                orelse: vec![],
+            },
+            2,
+        );
+        vec![
+            assign("x", lit("one"), 1),
+            stmt(
+                StmtKind::Labeled {
+                    label: "outer".into(),
+                    body: vec![stmt(
+                        StmtKind::While {
+                            test: name("c"),
+                            body: vec![inner, assign("x", lit("five"), 5)],
+                            orelse: vec![],
+                        },
+                        2,
+                    )],
+                },
+                2,
+            ),
+        ]
+    }
+
+    #[test]
+    fn labelled_break_leaves_both_nested_loops() {
+        let body = nested_loops(StmtKind::BreakTo("outer".into()));
+        // Line 3 reaches the exit only by jumping over `x = 5`.
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 3, 5]);
+    }
+
+    #[test]
+    fn plain_break_leaves_only_the_inner_loop() {
+        let body = nested_loops(StmtKind::Break);
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 5]);
+    }
+
+    #[test]
+    fn labelled_continue_restarts_the_outer_loop() {
+        let body = nested_loops(StmtKind::ContinueTo("outer".into()));
+        // Back to the outer head, skipping `x = 5`; the outer loop then exits with line 3.
+        assert_eq!(defs_at_exit(&body, "x"), vec![1, 3, 5]);
+        let cfg = Cfg::build_body(&body);
+        let cont = node_at(&cfg, 4);
+        let outer_head = cfg
+            .graph
+            .node_indices()
+            .find(|ix| matches!(cfg.graph[*ix], Node::Test(e) if e.dotted_path().as_deref() == Some("c")))
+            .expect("outer head");
+        assert!(cfg.graph.contains_edge(cont, outer_head));
+    }
+
+    fn node_at(cfg: &Cfg<'_>, line: u32) -> NodeIndex {
+        cfg.graph
+            .node_indices()
+            .find(|ix| matches!(cfg.graph[*ix], Node::Stmt(s) if s.span.start_line == line))
+            .unwrap_or_else(|| panic!("no statement node on line {line}"))
+    }
+
+    fn reaches(cfg: &Cfg<'_>, from: NodeIndex, to: NodeIndex) -> bool {
+        petgraph::algo::has_path_connecting(&cfg.graph, from, to, None)
+    }
+
+    #[test]
+    fn defer_runs_at_every_exit() {
+        // defer { d = "x" }   if c { return }   if e { raise }   y = 1
+        let body = vec![
+            stmt(StmtKind::Defer(vec![assign("d", lit("x"), 2)]), 1),
+            stmt(
+                StmtKind::If {
+                    test: name("c"),
+                    then: vec![stmt(StmtKind::Return(None), 4)],
+                    orelse: vec![],
+                },
+                3,
+            ),
+            stmt(
+                StmtKind::If {
+                    test: name("e"),
+                    then: vec![stmt(StmtKind::Raise(None), 6)],
+                    orelse: vec![],
+                },
+                5,
+            ),
+            assign("y", lit("1"), 7),
+        ];
+        let cfg = Cfg::build_body(&body);
+        let deferred = node_at(&cfg, 2);
+        for exit_line in [4, 6, 7] {
+            let from = node_at(&cfg, exit_line);
+            assert!(reaches(&cfg, from, deferred), "line {exit_line}");
+            assert!(!reaches(&cfg, deferred, from), "line {exit_line}");
+        }
+        assert!(reaches(&cfg, deferred, cfg.exit));
+        assert_eq!(defs_at_exit(&body, "d"), vec![2]);
+    }
+
+    #[test]
+    fn defers_run_latest_first_and_not_before_they_are_reached() {
+        // if c { return }   defer { x = 3 }   defer { x = 4 }
+        let body = vec![
+            stmt(
+                StmtKind::If {
+                    test: name("c"),
+                    then: vec![stmt(StmtKind::Return(None), 2)],
+                    orelse: vec![],
+                },
+                1,
+            ),
+            stmt(StmtKind::Defer(vec![assign("x", lit("a"), 3)]), 3),
+            stmt(StmtKind::Defer(vec![assign("x", lit("b"), 4)]), 4),
+        ];
+        let cfg = Cfg::build_body(&body);
+        let (first, second) = (node_at(&cfg, 3), node_at(&cfg, 4));
+        assert!(reaches(&cfg, second, first));
+        assert!(!reaches(&cfg, first, second));
+        // The early return may leave before either defer was reached: the exit can be reached
+        // without running them.
+        let early = node_at(&cfg, 2);
+        let mut g = cfg.graph.clone();
+        g.retain_nodes(|_, ix| ix != first && ix != second);
+        assert!(petgraph::algo::has_path_connecting(
+            &g, early, cfg.exit, None
+        ));
+        // Each defer may be skipped (a path may leave before reaching it), so both writes may
+        // reach the exit; on the path running both, the first-declared one runs last.
+        assert_eq!(defs_at_exit(&body, "x"), vec![3, 4]);
     }
 }

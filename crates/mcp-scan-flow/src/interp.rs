@@ -9,7 +9,10 @@
 //! total work per tool.
 
 use crate::cfg::{Cfg, Forward, Node, bound_names, solve};
-use crate::models::{ArgSel, ConstOp, Models, TEXT_LABEL_PREFIX, When};
+use crate::models::{
+    ArgSel, CollectionOp, ConstOp, DynamicCall, FormatStyle, Models, StrFold, TEXT_LABEL_PREFIX,
+    When,
+};
 use crate::value::{Hop, Loc, MAX_ALTS, Ref, Taint, UNKNOWN, Val, concat, join_path};
 use mcp_scan_ir::{Arg, Expr, ExprKind, FuncId, Import, Module, StmtKind, StrPart};
 use petgraph::graph::NodeIndex;
@@ -41,38 +44,6 @@ struct HelperGuard {
 
 /// The parameters a helper checks with a guard.
 type HelperGuards = Vec<HelperGuard>;
-
-/// Methods of strings and bytes: their result is (part of) the receiver's text.
-const STR_METHODS: &[&str] = &[
-    "encode",
-    "decode",
-    "strip",
-    "lstrip",
-    "rstrip",
-    "lower",
-    "upper",
-    "casefold",
-    "title",
-    "capitalize",
-    "replace",
-    "split",
-    "rsplit",
-    "splitlines",
-    "partition",
-    "rpartition",
-    "format",
-    "join",
-    "removeprefix",
-    "removesuffix",
-    "zfill",
-    "ljust",
-    "rjust",
-    "center",
-    "translate",
-    "expandtabs",
-    "hex",
-    "swapcase",
-];
 
 /// Sink kinds that act on a file path.
 const FILE_KINDS: &[&str] = &[
@@ -626,7 +597,8 @@ impl<'p, 'm> Analyzer<'p, 'm> {
             if extra.is_tainted() && bindings.get(i).is_some() && (p.variadic || p.keywords) {
                 v.absorb_taint(&extra);
             }
-            if v.is_tainted() && !(i == 0 && next == 1 && p.name == "self") {
+            let conventions = &self.prog.modules[m].conventions;
+            if v.is_tainted() && !(i == 0 && next == 1 && func.is_receiver(&p.name, conventions)) {
                 v.push_hop(&Hop {
                     loc: site.clone(),
                     note: format!("passed to {callee_name}() as `{}`", p.name),
@@ -698,12 +670,14 @@ impl<'p, 'm> Analyzer<'p, 'm> {
     }
 }
 
-/// `@staticmethod` on a method: called through an instance, it gets no `self`.
+/// A static method (`@staticmethod`, by the language's conventions): called through an
+/// instance, it gets no receiver.
 fn is_static_method(module: &Module, f: FuncId) -> bool {
     module.functions.get(f).is_some_and(|func| {
-        func.decorators
-            .iter()
-            .any(|d| d.dotted_path().as_deref() == Some("staticmethod"))
+        func.decorators.iter().any(|d| {
+            d.dotted_path()
+                .is_some_and(|p| module.conventions.static_decorators.contains(&p.as_str()))
+        })
     })
 }
 
@@ -1137,7 +1111,7 @@ impl Frame<'_, '_, '_> {
                             if g.method.as_deref() == Some(attr.as_str())
                                 && let Some(root) = root_var(value)
                             {
-                                let kinds = narrow_prefix_guard(attr, &g.kinds, args);
+                                let kinds = narrow_prefix_guard(g.prefix, &g.kinds, args);
                                 self.sanitize_var(vars, &root, &kinds);
                             }
                         }
@@ -1437,7 +1411,8 @@ impl Frame<'_, '_, '_> {
         }
         // A builtin (or a name we cannot see): an API by its bare name.
         let mut v = Val::with_ref(Ref::Api(name.to_string()));
-        if name == "self" || name == "cls" {
+        // An unbound receiver name (`self` in a class body) is no API.
+        if module.conventions.is_receiver(name) {
             v.refs.clear();
         }
         v
@@ -1794,21 +1769,22 @@ impl Frame<'_, '_, '_> {
                 });
                 out
             }
-            "/" => {
+            _ if self.models().path_operators.contains_key(op) => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
-                let is_path = l
-                    .refs
-                    .iter()
-                    .any(|x| matches!(x, Ref::Api(q) if q.starts_with("pathlib.")));
+                let prefixes = self.models().path_operators.get(op);
+                let is_path = l.refs.iter().any(|x| {
+                    matches!(x, Ref::Api(q)
+                        if prefixes.is_some_and(|ps| ps.iter().any(|p| q.starts_with(p.as_str()))))
+                });
                 if is_path {
                     set_const_over(&mut out, &[Some(l), Some(r)], join_path);
                     out.refs = l.refs.clone();
                 }
                 out
             }
-            "%" => {
+            _ if self.models().format_operators.get(op) == Some(&FormatStyle::Printf) => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
@@ -1825,7 +1801,7 @@ impl Frame<'_, '_, '_> {
                 }
                 out
             }
-            "*" | "-" => {
+            "*" | "-" | "%" | "/" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
                 out.absorb_taint(r);
@@ -1941,9 +1917,7 @@ impl Frame<'_, '_, '_> {
                 Ref::Class(mi, c) => {
                     handled = true;
                     let inst = Val::with_ref(Ref::Instance(*mi, c.clone()));
-                    if let Some(fi) =
-                        self.an.prog.modules[*mi].function_by_qualname(&format!("{c}.__init__"))
-                    {
+                    if let Some(fi) = self.an.prog.modules[*mi].constructor_of(c) {
                         let o = self.an.call_fn(
                             *mi,
                             fi,
@@ -1970,17 +1944,20 @@ impl Frame<'_, '_, '_> {
             .any(|r| matches!(r, Ref::Func(..) | Ref::Bound(..) | Ref::Class(..)));
         // `patterns.append(p)`: a list of known constants keeps each one as an element; an
         // element it cannot know makes the list's elements unknown.
-        if let (Some(m @ ("append" | "insert" | "extend")), ExprKind::Attribute { value, .. }) =
-            (method, &callee.kind)
+        let collection_op = method.and_then(|m| self.models().collection_methods.get(m).copied());
+        if let (
+            Some(op @ (CollectionOp::Push | CollectionOp::Insert | CollectionOp::Extend)),
+            ExprKind::Attribute { value, .. },
+        ) = (collection_op, &callee.kind)
             && !scanned
             && let ExprKind::Name(list) = &value.kind
             && let Some(cur) = vars.get(list.as_str()).cloned()
             && cur.refs.is_empty()
             && cur.konst.is_none()
         {
-            let added = match m {
-                "insert" => positional(&argv, 1).cloned().unwrap_or_default(),
-                "extend" => positional(&argv, 0)
+            let added = match op {
+                CollectionOp::Insert => positional(&argv, 1).cloned().unwrap_or_default(),
+                CollectionOp::Extend => positional(&argv, 0)
                     .map(Val::any_element)
                     .unwrap_or_default(),
                 _ => positional(&argv, 0).cloned().unwrap_or_default(),
@@ -2054,11 +2031,14 @@ impl Frame<'_, '_, '_> {
             // the result carries the receiver's and the arguments' taint.
             if let Some(r) = &recv {
                 out.absorb_taint(r);
-                out.konst = str_method(method.unwrap_or(""), r, &argv);
-                if let Some(view) = mapping_view(method.unwrap_or(""), r) {
+                out.konst = method
+                    .and_then(|m| self.models().string_method(m))
+                    .and_then(|row| str_method(&row.fold, r, &argv));
+                let op = method.and_then(|m| self.models().collection_methods.get(m).copied());
+                if let Some(view) = op.and_then(|op| mapping_view(op, r)) {
                     out = view;
                 }
-                if let Some(entry) = keyed_lookup(method.unwrap_or(""), r, &argv) {
+                if let Some(entry) = op.and_then(|op| keyed_lookup(op, r, &argv)) {
                     out = entry;
                 }
             }
@@ -2066,10 +2046,13 @@ impl Frame<'_, '_, '_> {
                 out.absorb_taint(v);
             }
         }
-        // `name.replace("/", "_")`: what is left has no separator, so it names one entry
-        // of the directory it is joined to and cannot climb out of it.
-        if method == Some("replace")
-            && positional(&argv, 0)
+        // `name.replace("/", "_")` (a `cuts_separator` row): what is left has no separator,
+        // so it names one entry of the directory it is joined to and cannot climb out of it.
+        let cut = method
+            .and_then(|m| self.models().string_method(m))
+            .and_then(|row| row.cuts_separator);
+        if let Some(i) = cut
+            && positional(&argv, i)
                 .and_then(|v| v.konst.as_deref())
                 .is_some_and(|k| k == "/" || k == "\\")
         {
@@ -2093,15 +2076,13 @@ impl Frame<'_, '_, '_> {
             })
     }
 
-    /// Whether `r` is a function (or a class's `__init__`) of this module with a parameter
+    /// Whether `r` is a function (or a class's constructor) of this module with a parameter
     /// whose default names a variable.
     fn defaults_a_global(&self, r: &Ref) -> bool {
         let module = &self.an.prog.modules[self.m];
         let f = match r {
             Ref::Func(mi, fi) | Ref::Bound(mi, fi) if *mi == self.m => Some(*fi),
-            Ref::Class(mi, c) if *mi == self.m => {
-                module.function_by_qualname(&format!("{c}.__init__"))
-            }
+            Ref::Class(mi, c) if *mi == self.m => module.constructor_of(c),
             _ => None,
         };
         f.and_then(|f| module.functions.get(f)).is_some_and(|func| {
@@ -2113,11 +2094,16 @@ impl Frame<'_, '_, '_> {
         })
     }
 
-    /// `getattr(obj, <constant>)`, `__import__(<constant>)`, `functools.partial(f, ...)`:
-    /// what the call names, when the names are constants (or one of a few constants).
+    /// A `[[dynamic_call]]` row's call (`getattr(obj, <constant>)`, `__import__(<constant>)`,
+    /// `functools.partial(f, ...)`): what the call names, when the names are constants (or one
+    /// of a few constants).
     fn dynamic_lookup(&mut self, fval: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
-        let is = |q: &str| fval.refs.contains(&Ref::Api(q.to_string()));
-        if is("getattr") {
+        let models = self.models();
+        let op = fval.refs.iter().find_map(|r| match r {
+            Ref::Api(q) => models.dynamic_calls.get(q).copied(),
+            _ => None,
+        })?;
+        if op == DynamicCall::Attribute {
             let base = positional(argv, 0)?.clone();
             let names = positional(argv, 1)?.candidates()?;
             let mut out = Val::default();
@@ -2130,7 +2116,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(out);
         }
-        if is("__import__") || is("importlib.import_module") {
+        if op == DynamicCall::Import {
             let names = positional(argv, 0)?.candidates()?;
             let mut out = Val::default();
             for n in names {
@@ -2141,7 +2127,7 @@ impl Frame<'_, '_, '_> {
             }
             return Some(out);
         }
-        if is("functools.partial") {
+        if op == DynamicCall::Partial {
             let f = positional(argv, 0)?;
             let mut out = Val {
                 refs: f.refs.clone(),
@@ -2313,7 +2299,7 @@ impl Frame<'_, '_, '_> {
             // service's answers, not the credential; string methods on the credential itself
             // still carry it.
             let method = q.rsplit('.').next().unwrap_or(q);
-            let keeps_credential = STR_METHODS.contains(&method);
+            let keeps_credential = models.string_method(method).is_some();
             // `os.getcwd()`: a function of a module, not a method of the data stored in the
             // module's attributes (`os.environ[k] = v`).
             let keyed_source = r
@@ -3006,8 +2992,8 @@ fn collect_consts(v: &Val, depth: usize, out: &mut BTreeSet<String>) {
 /// `arguments.get("path", default)` on a mapping whose entries are known: that entry (with
 /// what was stored under unknown keys) or the default, not every entry of the mapping (a
 /// dispatcher's argument mapping holds every parameter of the tool).
-fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
-    if recv.fields.is_empty() || !recv.refs.is_empty() || !matches!(method, "get" | "pop") {
+fn keyed_lookup(op: CollectionOp, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<Val> {
+    if recv.fields.is_empty() || !recv.refs.is_empty() || op != CollectionOp::Lookup {
         return None;
     }
     let key = positional(argv, 0)?.konst.clone()?;
@@ -3021,21 +3007,26 @@ fn keyed_lookup(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) 
     Some(out)
 }
 
-fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
-    if recv.fields.is_empty() || !matches!(method, "items" | "values" | "keys") {
+fn mapping_view(op: CollectionOp, recv: &Val) -> Option<Val> {
+    if recv.fields.is_empty()
+        || !matches!(
+            op,
+            CollectionOp::Entries | CollectionOp::Values | CollectionOp::Keys
+        )
+    {
         return None;
     }
     let mut out = Val::default();
     out.absorb_taint(recv);
     for (i, (k, v)) in recv.fields.iter().enumerate() {
-        let el = match method {
-            "items" => {
+        let el = match op {
+            CollectionOp::Entries => {
                 let mut pair = Val::default();
                 pair.set_field("0", Val::konst(k.clone()));
                 pair.set_field("1", v.clone());
                 pair
             }
-            "values" => v.clone(),
+            CollectionOp::Values => v.clone(),
             _ => Val::konst(k.clone()),
         };
         out.set_field(&i.to_string(), el);
@@ -3043,11 +3034,22 @@ fn mapping_view(method: &str, recv: &Val) -> Option<Val> {
     Some(out)
 }
 
-/// Constants through the common `str` methods.
-fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<String> {
-    let base = recv.konst.as_deref()?;
-    match method {
-        "format" => {
+/// Constants through a string method, as its model row folds them.
+fn str_method(fold: &StrFold, recv: &Val, argv: &[(Option<String>, Val, bool)]) -> Option<String> {
+    let arg = |i: i64| -> Option<&Val> {
+        if i < 0 {
+            Some(recv)
+        } else {
+            positional(argv, usize::try_from(i).ok()?)
+        }
+    };
+    match fold {
+        StrFold::Opaque => None,
+        StrFold::Same => recv.konst.clone(),
+        StrFold::Lower => recv.konst.as_deref().map(str::to_lowercase),
+        StrFold::Upper => recv.konst.as_deref().map(str::to_uppercase),
+        StrFold::Format => {
+            let base = recv.konst.as_deref()?;
             let mut out = String::new();
             let mut pos = 0usize;
             let mut rest = base;
@@ -3079,8 +3081,16 @@ fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) ->
             out.push_str(rest);
             Some(out)
         }
-        "join" => {
-            let list = positional(argv, 0)?;
+        StrFold::Join {
+            separator,
+            items,
+            default_separator,
+        } => {
+            let sep = match arg(*separator) {
+                Some(v) => v.konst.clone()?,
+                None => default_separator.clone()?,
+            };
+            let list = arg(*items)?;
             let mut parts = Vec::new();
             for i in 0..list.fields.len() {
                 parts.push(
@@ -3093,13 +3103,9 @@ fn str_method(method: &str, recv: &Val, argv: &[(Option<String>, Val, bool)]) ->
             if parts.is_empty() {
                 None
             } else {
-                Some(parts.join(base))
+                Some(parts.join(&sep))
             }
         }
-        "strip" | "rstrip" | "lstrip" | "encode" | "decode" => Some(base.to_string()),
-        "lower" | "casefold" => Some(base.to_lowercase()),
-        "upper" => Some(base.to_uppercase()),
-        _ => None,
     }
 }
 
@@ -3140,7 +3146,14 @@ fn collect_raising_tests<'e>(
                 collect_raising_tests(orelse, tests, depth + 1);
                 collect_raising_tests(finally, tests, depth + 1);
             }
-            StmtKind::With { body, .. } => collect_raising_tests(body, tests, depth + 1),
+            StmtKind::With { body, .. }
+            | StmtKind::Labeled { body, .. }
+            | StmtKind::Defer(body) => collect_raising_tests(body, tests, depth + 1),
+            StmtKind::Switch { arms, .. } => {
+                for a in arms {
+                    collect_raising_tests(&a.body, tests, depth + 1);
+                }
+            }
             _ => {}
         }
     }
@@ -3203,8 +3216,10 @@ fn collect_helper_parts<'e>(
                 collect_helper_parts(orelse, assigns, tests, depth + 1);
                 collect_helper_parts(finally, assigns, tests, depth + 1);
             }
-            StmtKind::With { body, .. } => collect_helper_parts(body, assigns, tests, depth + 1),
-            StmtKind::Match { arms, .. } => {
+            StmtKind::With { body, .. }
+            | StmtKind::Labeled { body, .. }
+            | StmtKind::Defer(body) => collect_helper_parts(body, assigns, tests, depth + 1),
+            StmtKind::Match { arms, .. } | StmtKind::Switch { arms, .. } => {
                 for a in arms {
                     collect_helper_parts(&a.body, assigns, tests, depth + 1);
                 }
@@ -3355,7 +3370,7 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
                         {
                             out.push((
                                 root,
-                                narrow_prefix_guard(attr, &g.kinds, args),
+                                narrow_prefix_guard(g.prefix, &g.kinds, args),
                                 PatternSource::Unconditional,
                             ));
                         }
@@ -3409,8 +3424,8 @@ fn guarded_roots(models: &Models, e: &Expr) -> Vec<(String, Vec<String>, Pattern
 /// A prefix test guards what its prefix can contain: a bare scheme (`"https://"`) is no
 /// allow-list at all, a scheme with a host (`"https://api.example.com/"`) pins a destination
 /// (not a file path), and a path prefix contains paths (not URLs).
-fn narrow_prefix_guard(method: &str, kinds: &[String], args: &[Arg]) -> Vec<String> {
-    if method != "startswith" {
+fn narrow_prefix_guard(prefix: bool, kinds: &[String], args: &[Arg]) -> Vec<String> {
+    if !prefix {
         return kinds.to_vec();
     }
     let Some(first) = args.first() else {
@@ -3546,5 +3561,71 @@ fn detail_host(detail: &str) -> Option<String> {
         None
     } else {
         Some(host.to_ascii_lowercase())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(items: &[&str]) -> Val {
+        let mut v = Val::default();
+        for (i, x) in items.iter().enumerate() {
+            v.set_field(&i.to_string(), Val::konst(*x));
+        }
+        v
+    }
+
+    fn positional_args(vals: Vec<Val>) -> Vec<(Option<String>, Val, bool)> {
+        vals.into_iter().map(|v| (None, v, false)).collect()
+    }
+
+    #[test]
+    fn join_folds_with_the_separator_where_the_row_puts_it() {
+        // Python: "/".join(["a", "b"])
+        let py = StrFold::Join {
+            separator: -1,
+            items: 0,
+            default_separator: None,
+        };
+        let args = positional_args(vec![list(&["a", "b"])]);
+        assert_eq!(
+            str_method(&py, &Val::konst("/"), &args).as_deref(),
+            Some("a/b")
+        );
+        // JavaScript: ["a", "b"].join("/"), and .join() with its default ","
+        let js = StrFold::Join {
+            separator: 0,
+            items: -1,
+            default_separator: Some(",".into()),
+        };
+        let args = positional_args(vec![Val::konst("/")]);
+        assert_eq!(
+            str_method(&js, &list(&["a", "b"]), &args).as_deref(),
+            Some("a/b")
+        );
+        assert_eq!(
+            str_method(&js, &list(&["a", "b"]), &[]).as_deref(),
+            Some("a,b")
+        );
+        // The Python order applied to a JavaScript call folds nothing rather than nonsense.
+        assert_eq!(str_method(&py, &list(&["a", "b"]), &args), None);
+    }
+
+    #[test]
+    fn format_and_case_folds_follow_the_receiver() {
+        let args = vec![
+            (None, Val::konst("x"), false),
+            (Some("k".to_string()), Val::konst("y"), false),
+        ];
+        assert_eq!(
+            str_method(&StrFold::Format, &Val::konst("{}-{k}-{1}"), &args).as_deref(),
+            Some(format!("x-y-{UNKNOWN}").as_str())
+        );
+        assert_eq!(
+            str_method(&StrFold::Upper, &Val::konst("ab"), &[]).as_deref(),
+            Some("AB")
+        );
+        assert_eq!(str_method(&StrFold::Opaque, &Val::konst("ab"), &[]), None);
     }
 }

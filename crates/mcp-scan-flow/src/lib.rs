@@ -76,19 +76,29 @@ pub fn analyze_with(input: &Input<'_>, rules: &[StaticRule]) -> Vec<ToolResult> 
 }
 
 fn analyze_here(input: &Input<'_>, rules: &[StaticRule]) -> Vec<ToolResult> {
-    let models = Models::python();
-    let prog = Program::new(input.modules, models);
+    // One program per language with models: calls do not cross languages.
+    let mut programs: Vec<(Language, Program<'_>)> = Vec::new();
     let mut out = Vec::new();
     for (mi, module) in input.modules.iter().enumerate() {
-        if module.language != Language::Python {
-            // Only Python models exist so far; other languages' tools are reported incomplete.
+        let Some(models) = Models::for_language(module.language) else {
+            // No API models for this language: its tools are reported incomplete.
             for ep in &module.entry_points {
                 out.push(unsupported(input, module, ep));
             }
             continue;
+        };
+        if module.entry_points.is_empty() {
+            continue;
         }
+        let prog = match programs.iter().position(|(l, _)| *l == module.language) {
+            Some(i) => &programs[i].1,
+            None => {
+                programs.push((module.language, Program::new(input.modules, models)));
+                &programs[programs.len() - 1].1
+            }
+        };
         for ep in &module.entry_points {
-            out.push(analyze_entry(input, &prog, mi, ep, rules));
+            out.push(analyze_entry(input, prog, mi, ep, rules));
         }
     }
     out
@@ -143,27 +153,6 @@ const NUMBER_SAFE: &[&str] = &[
     "archive-extract",
 ];
 
-/// `int`, `float`, `bool`, optionally `Optional[...]` or `| None`.
-fn numeric_annotation(a: &str) -> bool {
-    let a = a.trim();
-    let inner = a
-        .strip_prefix("Optional[")
-        .or_else(|| a.strip_prefix("typing.Optional["))
-        .and_then(|x| x.strip_suffix(']'))
-        .unwrap_or(a);
-    let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
-    parts.iter().any(|p| matches!(*p, "int" | "float" | "bool"))
-        && parts
-            .iter()
-            .all(|p| matches!(*p, "int" | "float" | "bool" | "None"))
-}
-
-/// Parameters the MCP framework injects (not chosen by the caller).
-fn injected(name: &str, annotation: Option<&str>) -> bool {
-    matches!(name, "self" | "cls" | "ctx" | "context")
-        || annotation.is_some_and(|a| a.contains("Context"))
-}
-
 fn analyze_entry(
     input: &Input<'_>,
     prog: &Program<'_>,
@@ -181,7 +170,8 @@ fn analyze_entry(
     let def_loc = Loc::new(mi, &func.span);
     let mut bindings = Vec::new();
     for p in &func.params {
-        let v = if injected(&p.name, p.annotation.as_deref()) {
+        // Parameters the MCP framework fills (the receiver, a context) are not the caller's.
+        let v = if module.conventions.is_injected(p) {
             Val::default()
         } else if declared_names.contains(&p.name.as_str()) || ep.params.is_empty() {
             let mut v = Val::labelled(
@@ -194,7 +184,10 @@ fn analyze_entry(
             // The framework converts the argument to the annotated number before the call: a
             // number carries no quote, `../` or shell syntax (it still sizes loops and can be
             // sent or pick a port).
-            if p.annotation.as_deref().is_some_and(numeric_annotation) {
+            if p.annotation
+                .as_deref()
+                .is_some_and(|a| module.conventions.is_number_annotation(a))
+            {
                 v.sanitize(
                     &NUMBER_SAFE
                         .iter()
@@ -363,7 +356,7 @@ fn analyze_entry(
         complete: incomplete.is_none(),
         notes: incomplete.iter().cloned().collect(),
     };
-    let findings = evaluate_rules(rules, &behavior, &facts, Models::python());
+    let findings = evaluate_rules(rules, &behavior, &facts, prog.models);
     ToolResult {
         target,
         behavior,
@@ -815,6 +808,11 @@ mod tests {
         assert_eq!(dest_host("dns", "…"), None);
         assert_eq!(dest_host("dns", ""), None);
         assert_eq!(dest_host("network-fetch", "GET https://…:…/vault/…"), None);
+    }
+
+    fn numeric_annotation(a: &str) -> bool {
+        let m = mcp_scan_lang::python::lower("m.py", "x = 1\n").expect("lowers");
+        m.conventions.is_number_annotation(a)
     }
 
     #[test]

@@ -36,6 +36,14 @@ impl Language {
             Language::Go => "go",
         }
     }
+
+    /// The folder of its API models, `rules/models/<dir>/`: JavaScript shares TypeScript's.
+    pub fn models_dir(self) -> &'static str {
+        match self {
+            Language::JavaScript => "typescript",
+            other => other.name(),
+        }
+    }
 }
 
 /// 1-based lines and columns, 0-based byte offsets.
@@ -87,10 +95,82 @@ pub struct Module {
     /// Classes with their methods (by FuncId), for `self.method()` and `Class.method` resolution.
     pub classes: Vec<Class>,
     pub entry_points: Vec<EntryPoint>,
+    /// The language's conventions, from its adapter (not serialised: they are the adapter's,
+    /// not the file's).
+    #[serde(skip)]
+    pub conventions: Conventions,
+}
+
+/// What the analyses must know about a language that its syntax alone does not say, supplied
+/// by the language's adapter so that no analysis names a language's identifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Conventions {
+    /// Names that denote the object a method is called on when they are a method's first
+    /// parameter, or free in its body (Python `self`/`cls`, JavaScript `this`). A method
+    /// with a receiver of its own name (Go's `func (s *S) m()`) says so in
+    /// [`Param::receiver`].
+    pub receivers: &'static [&'static str],
+    /// The method name of a class's constructor (`__init__`, `constructor`); None when the
+    /// language has none (Go).
+    pub constructor: Option<&'static str>,
+    /// Handler parameter names the MCP framework fills rather than the caller (`ctx`).
+    pub injected_names: &'static [&'static str],
+    /// Annotation fragments of parameters the framework fills (`Context`).
+    pub injected_types: &'static [&'static str],
+    /// Type names of numbers (`int`, `float`, `bool`): a parameter annotated with one carries
+    /// no quote, path or shell syntax once the framework converted it.
+    pub number_types: &'static [&'static str],
+    /// Type names of the null value, allowed beside a number type in a union (`int | None`).
+    pub null_types: &'static [&'static str],
+    /// Generic wrappers that make a type nullable, with their opening bracket (`Optional[`).
+    pub optional_wrappers: &'static [&'static str],
+    /// Decorators that make a method static: called through an instance, it gets no receiver.
+    pub static_decorators: &'static [&'static str],
+}
+
+impl Conventions {
+    /// Whether an annotation is a number type, optionally nullable (`Optional[int]`,
+    /// `int | None`).
+    pub fn is_number_annotation(&self, a: &str) -> bool {
+        let a = a.trim();
+        let inner = self
+            .optional_wrappers
+            .iter()
+            .find_map(|w| a.strip_prefix(w).and_then(|x| x.strip_suffix(']')))
+            .unwrap_or(a);
+        let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
+        parts.iter().any(|p| self.number_types.contains(p))
+            && parts
+                .iter()
+                .all(|p| self.number_types.contains(p) || self.null_types.contains(p))
+    }
+
+    /// Whether `name` is the receiver of a method of this language.
+    pub fn is_receiver(&self, name: &str) -> bool {
+        self.receivers.contains(&name)
+    }
+
+    /// Whether a handler parameter is filled by the framework, not chosen by the caller.
+    pub fn is_injected(&self, p: &Param) -> bool {
+        p.injected
+            || p.receiver
+            || self.is_receiver(&p.name)
+            || self.injected_names.contains(&p.name.as_str())
+            || p.annotation
+                .as_deref()
+                .is_some_and(|a| self.injected_types.iter().any(|t| a.contains(t)))
+    }
 }
 
 impl Module {
     pub const TOP_LEVEL: FuncId = 0;
+
+    /// The constructor of the class named `class` (`Helper.__init__`), by the language's
+    /// convention.
+    pub fn constructor_of(&self, class: &str) -> Option<FuncId> {
+        let ctor = self.conventions.constructor?;
+        self.function_by_qualname(&format!("{class}.{ctor}"))
+    }
 
     /// The function named by `qualname` (e.g. `Helper.send`, `outer.inner`).
     pub fn function_by_qualname(&self, qualname: &str) -> Option<FuncId> {
@@ -135,6 +215,19 @@ pub struct Param {
     /// `**kwargs`
     #[serde(default)]
     pub keywords: bool,
+    /// Filled by the framework, not by the caller (a Go `context.Context`, an injected request
+    /// context); see also [`Conventions::is_injected`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub injected: bool,
+    /// The receiver of a method, named by the method itself (Go's `s` in
+    /// `func (s *Server) m()`); it is the first parameter. Languages with a fixed receiver name
+    /// say so in [`Conventions::receivers`] instead.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub receiver: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,6 +248,14 @@ pub struct Function {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     pub span: Span,
+}
+
+impl Function {
+    /// Whether `name` is this function's receiver: a parameter the adapter marked
+    /// ([`Param::receiver`]) or a name the language reserves ([`Conventions::receivers`]).
+    pub fn is_receiver(&self, name: &str, conventions: &Conventions) -> bool {
+        conventions.is_receiver(name) || self.params.iter().any(|p| p.receiver && p.name == name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +284,10 @@ pub struct MatchArm {
     /// The case pattern as an expression (a literal for `case "x"` / `case 'x':`); None = default.
     pub pattern: Option<Expr>,
     pub body: Vec<Stmt>,
+    /// Control reaching the end of the body continues into the next arm's body (a JavaScript
+    /// `case` without `break`, Go's `fallthrough`). Only meaningful in [`StmtKind::Switch`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fallthrough: bool,
     pub span: Span,
 }
 
@@ -232,14 +337,34 @@ pub enum StmtKind {
         body: Vec<Stmt>,
         is_async: bool,
     },
-    /// Python `match`, TS/Go `switch`.
+    /// Python `match`: the first arm whose pattern matches runs, then control leaves; `break`
+    /// inside it belongs to the enclosing loop.
     Match {
+        subject: Expr,
+        arms: Vec<MatchArm>,
+    },
+    /// A C-family `switch` (TypeScript/JavaScript, Go): the first matching arm runs and, where
+    /// [`MatchArm::fallthrough`] says so, the following ones; a `break` leaves the switch.
+    Switch {
         subject: Expr,
         arms: Vec<MatchArm>,
     },
     Raise(Option<Expr>),
     Break,
     Continue,
+    /// A statement with a label (`outer: for ...`), the target of [`StmtKind::BreakTo`] and
+    /// [`StmtKind::ContinueTo`].
+    Labeled {
+        label: String,
+        body: Vec<Stmt>,
+    },
+    /// `break label`: leaves the labelled statement.
+    BreakTo(String),
+    /// `continue label`: the next iteration of the labelled loop.
+    ContinueTo(String),
+    /// Go's `defer f(x)`: the body runs when the function exits, by any path, after the
+    /// statement was reached (later defers first).
+    Defer(Vec<Stmt>),
     /// A nested `def`/`function`/method bound to a local name.
     FunctionDef {
         name: String,

@@ -21,25 +21,24 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// Skipped unless an include glob matches.
-pub const DEFAULT_EXCLUDES: &[&str] = &[
+/// Skipped unless an include glob matches, whatever the language (each adapter adds its own,
+/// [`crate::LanguageAdapter::default_excludes`]; [`default_excludes`] is the union).
+pub const COMMON_EXCLUDES: &[&str] = &[
     "**/.git/**",
     "**/.hg/**",
-    "**/.venv/**",
-    "**/venv/**",
-    "**/.tox/**",
-    "**/.nox/**",
     "**/node_modules/**",
-    "**/site-packages/**",
-    "**/__pycache__/**",
-    "**/.mypy_cache/**",
-    "**/.pytest_cache/**",
     "**/tests/**",
     "**/test/**",
-    "**/test_*.py",
-    "**/*_test.py",
-    "**/conftest.py",
 ];
+
+/// Every default skip: [`COMMON_EXCLUDES`] and each adapter's.
+pub fn default_excludes() -> Vec<&'static str> {
+    let mut out = COMMON_EXCLUDES.to_vec();
+    for a in crate::adapters() {
+        out.extend(a.default_excludes());
+    }
+    out
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiscoverOptions {
@@ -47,7 +46,7 @@ pub struct DiscoverOptions {
     pub include: Vec<String>,
     /// Globs of files (or directories, as `dir/**`) never to scan.
     pub exclude: Vec<String>,
-    /// Apply [`DEFAULT_EXCLUDES`].
+    /// Apply [`default_excludes`].
     pub default_excludes: bool,
     /// Larger files get a diagnostic instead of a parse.
     pub max_file_bytes: u64,
@@ -162,7 +161,7 @@ fn build(which: &'static str, globs: &[impl AsRef<str>]) -> Result<GlobSet, Disc
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wanted {
     Yes,
-    /// Skipped by [`DEFAULT_EXCLUDES`] (tests, vendored folders): scanned when the server
+    /// Skipped by [`default_excludes`] (tests, vendored folders): scanned when the server
     /// imports it.
     DefaultSkip,
     /// Matched an `exclude` glob the user gave.
@@ -175,7 +174,7 @@ impl Filter {
             include: build("include", &opts.include)?,
             exclude: build("exclude", &opts.exclude)?,
             defaults: if opts.default_excludes {
-                Some(build("default", DEFAULT_EXCLUDES)?)
+                Some(build("default", &default_excludes())?)
             } else {
                 None
             },

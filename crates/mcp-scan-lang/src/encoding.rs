@@ -7,7 +7,7 @@
 
 /// Why a file could not be decoded: the message, and the 1-based line it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DecodeError {
+pub struct DecodeError {
     pub message: String,
     pub line: u32,
 }
@@ -64,7 +64,7 @@ pub(crate) fn decode_python(bytes: &[u8]) -> Result<String, DecodeError> {
     }
 }
 
-fn utf8(body: &[u8]) -> Result<String, DecodeError> {
+pub(crate) fn utf8(body: &[u8]) -> Result<String, DecodeError> {
     match std::str::from_utf8(body) {
         Ok(s) => Ok(s.to_string()),
         Err(e) => {

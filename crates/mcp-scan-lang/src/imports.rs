@@ -95,8 +95,10 @@ fn mark_optional(stmts: &[Stmt], guarded: bool, out: &mut HashSet<usize>) {
                 mark_optional(body, guarded, out);
                 mark_optional(orelse, guarded, out);
             }
-            StmtKind::With { body, .. } => mark_optional(body, guarded, out),
-            StmtKind::Match { arms, .. } => {
+            StmtKind::With { body, .. }
+            | StmtKind::Labeled { body, .. }
+            | StmtKind::Defer(body) => mark_optional(body, guarded, out),
+            StmtKind::Match { arms, .. } | StmtKind::Switch { arms, .. } => {
                 for a in arms {
                     mark_optional(&a.body, guarded, out);
                 }

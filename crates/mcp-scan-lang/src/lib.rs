@@ -15,6 +15,7 @@
 
 pub mod discover;
 mod encoding;
+mod fold;
 mod imports;
 pub mod python;
 pub mod queries;
@@ -22,11 +23,13 @@ mod scan;
 mod strings;
 
 pub use discover::{
-    DEFAULT_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, OutsideLink, SourceFile,
-    UNSUPPORTED_SOURCES, discover_files, unsupported_language,
+    COMMON_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, OutsideLink, SourceFile,
+    UNSUPPORTED_SOURCES, default_excludes, discover_files, unsupported_language,
 };
+pub use encoding::DecodeError;
 pub use scan::{ParsedTree, ScanError, scan_tree};
 
+pub use mcp_scan_ir::Conventions;
 use mcp_scan_ir::{Language, Module};
 use thiserror::Error;
 
@@ -122,11 +125,69 @@ pub struct Lowered {
     pub servers: Vec<ServerBinding>,
 }
 
+/// What resolving registrations across a tree's modules found (see
+/// [`LanguageAdapter::resolve`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Resolution {
+    /// Registration sites seen.
+    pub registration_sites: usize,
+    /// Registrations that could not be resolved.
+    pub gaps: Vec<mcp_scan_core::CoverageGap>,
+    /// Data files the server bundles that tool names were read from.
+    pub data_files: Vec<String>,
+}
+
 /// A language front-end. Implementations are stateless and shared across threads.
+///
+/// Everything language-specific lives behind this trait and in data: the grammar and queries
+/// (`grammars/<lang>/`), the framework table, the default skips, the conventions the analyses
+/// need ([`Conventions`]: receivers, constructor, injected parameters) and the API models
+/// (`rules/models/<lang>/`, read by `mcp-scan-flow` by [`Language::name`]).
 pub trait LanguageAdapter: Send + Sync {
     fn language(&self) -> Language;
+    /// Whether this adapter lowers modules of `language` (one adapter may produce several,
+    /// e.g. TypeScript and JavaScript).
+    fn handles(&self, language: Language) -> bool {
+        language == self.language()
+    }
     /// File extensions without the dot (`py`, `pyi`).
     fn extensions(&self) -> &'static [&'static str];
+    /// Decodes a source file's bytes: UTF-8, unless the language lets a file declare another
+    /// encoding (Python's PEP 263).
+    fn decode(&self, bytes: &[u8]) -> Result<String, DecodeError> {
+        encoding::utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+    }
+    /// Receivers, constructor name and framework-filled parameters; copied into every
+    /// [`Module`] the adapter lowers.
+    fn conventions(&self) -> Conventions;
+    /// Globs skipped by default for this language's tooling (virtualenvs, caches, test files),
+    /// on top of [`COMMON_EXCLUDES`].
+    fn default_excludes(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The adapter's query files (`grammars/<lang>/*.scm`), embedded.
+    fn queries(&self) -> &'static [queries::QueryFile] {
+        &[]
+    }
+    /// The framework table (`grammars/<lang>/frameworks.toml`): path and text.
+    fn frameworks(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+    /// The tree-sitter grammar a query file of `query_language` is written for, if this
+    /// adapter owns it.
+    fn grammar(&self, query_language: &str) -> Option<tree_sitter::Language> {
+        let _ = query_language;
+        None
+    }
+    /// Resolves registrations across the tree's modules this adapter [`handles`]
+    /// (names followed through imports, aliases, subclasses): appends entry points to the
+    /// modules. `root` is the scanned directory, for data files a server bundles.
+    ///
+    /// [`handles`]: LanguageAdapter::handles
+    fn resolve(&self, modules: &mut [Module], root: Option<&std::path::Path>) -> Resolution {
+        let _ = (modules, root);
+        Resolution::default()
+    }
     /// Lowers a file, tolerating errors: syntax errors and over-deep nesting become `Unknown`
     /// nodes plus [`LowerIssue`]s. Fails only when the parser cannot produce a tree at all.
     fn lower_file(

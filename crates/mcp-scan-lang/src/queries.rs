@@ -36,22 +36,15 @@ pub struct QueryFile {
     pub source: &'static str,
 }
 
-/// Every query of every language.
-pub const QUERY_FILES: &[QueryFile] = &[QueryFile {
-    language: "python",
-    path: "grammars/python/entrypoints.scm",
-    source: include_str!("../../../grammars/python/entrypoints.scm"),
-}];
+/// Every query of every adapter (each adapter lists its own, see
+/// [`crate::LanguageAdapter::queries`]).
+pub fn query_files() -> Vec<&'static QueryFile> {
+    crate::adapters().iter().flat_map(|a| a.queries()).collect()
+}
 
-pub const PYTHON_FRAMEWORKS_PATH: &str = "grammars/python/frameworks.toml";
-const PYTHON_FRAMEWORKS: &str = include_str!("../../../grammars/python/frameworks.toml");
-
-/// The tree-sitter language a query file is written for.
+/// The tree-sitter language a query file is written for, from the adapter that owns it.
 pub fn ts_language(language: &str) -> Option<tree_sitter::Language> {
-    match language {
-        "python" => Some(crate::python::language()),
-        _ => None,
-    }
+    crate::adapters().iter().find_map(|a| a.grammar(language))
 }
 
 /// Compiles a query file, checking its capture names against [`CAPTURE_NAMES`].
@@ -96,10 +89,12 @@ fn locate(source: &str, needle: &str) -> (u32, u32) {
     }
 }
 
-/// The compiled Python entry-point query (compiled once per process).
-pub fn python_entry_query() -> Result<&'static Query, LowerError> {
-    static Q: OnceLock<Result<Query, LowerError>> = OnceLock::new();
-    Q.get_or_init(|| compile(&QUERY_FILES[0]))
+/// A query file compiled once per process: `slot` is the caller's cache.
+pub fn compiled(
+    slot: &'static OnceLock<Result<Query, LowerError>>,
+    file: &QueryFile,
+) -> Result<&'static Query, LowerError> {
+    slot.get_or_init(|| compile(file))
         .as_ref()
         .map_err(Clone::clone)
 }
@@ -466,19 +461,24 @@ impl Frameworks {
     }
 }
 
-/// The compiled Python framework model.
-pub fn python_frameworks_checked() -> Result<&'static Frameworks, LowerError> {
-    static F: OnceLock<Result<Frameworks, LowerError>> = OnceLock::new();
-    F.get_or_init(|| Frameworks::compile(PYTHON_FRAMEWORKS_PATH, PYTHON_FRAMEWORKS))
+/// A framework table compiled once per process: `slot` is the caller's cache.
+pub fn frameworks_checked(
+    slot: &'static OnceLock<Result<Frameworks, LowerError>>,
+    path: &str,
+    text: &str,
+) -> Result<&'static Frameworks, LowerError> {
+    slot.get_or_init(|| Frameworks::compile(path, text))
         .as_ref()
         .map_err(Clone::clone)
 }
 
-/// Like [`python_frameworks_checked`], for hot paths that cannot fail: a broken model yields an
-/// empty one here, and the entry-point pass reports the error for every file.
-pub(crate) fn python_frameworks() -> &'static Frameworks {
+/// Like [`frameworks_checked`], for hot paths that cannot fail: a broken table yields an empty
+/// one here, and the entry-point pass reports the error for every file.
+pub fn frameworks_or_empty(
+    checked: Result<&'static Frameworks, LowerError>,
+) -> &'static Frameworks {
     static EMPTY: OnceLock<Frameworks> = OnceLock::new();
-    python_frameworks_checked().unwrap_or_else(|_| {
+    checked.unwrap_or_else(|_| {
         EMPTY.get_or_init(|| Frameworks {
             servers: Vec::new(),
             server_classes: Vec::new(),

@@ -409,7 +409,7 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
             lines,
         };
     }
-    let source = match crate::encoding::decode_python(&bytes) {
+    let source = match adapter.decode(&bytes) {
         Ok(s) => s,
         Err(e) => {
             return FileOutcome::Rejected {
@@ -421,8 +421,12 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
         }
     };
     match adapter.lower_file(&file.rel_path, &source, &opts.limits) {
-        Ok(lowered) => FileOutcome::Lowered {
-            lowered: Box::new(lowered),
+        Ok(mut lowered) => FileOutcome::Lowered {
+            // The conventions are the adapter's, whatever its lowering filled in.
+            lowered: Box::new({
+                lowered.module.conventions = adapter.conventions();
+                lowered
+            }),
             source,
             lines,
         },
@@ -430,35 +434,34 @@ fn process(file: &SourceFile, opts: &DiscoverOptions) -> FileOutcome {
     }
 }
 
-/// Resolves registrations across the tree's Python modules (see `python/resolve.rs`) and
-/// records the sites seen and the gaps.
+/// Resolves registrations across the tree's modules, each language by its adapter (see
+/// [`crate::LanguageAdapter::resolve`]), and records the sites seen and the gaps.
 fn resolve_entry_points(lowered: &mut [Lowered], coverage: &mut Coverage, root: Option<&Path>) {
-    let mut python: Vec<Module> = Vec::new();
-    let mut slots = Vec::new();
-    for (i, l) in lowered.iter_mut().enumerate() {
-        if l.module.language == mcp_scan_ir::Language::Python {
-            python.push(std::mem::replace(&mut l.module, empty_module()));
-            slots.push(i);
+    for adapter in crate::adapters() {
+        let mut mine: Vec<Module> = Vec::new();
+        let mut slots = Vec::new();
+        for (i, l) in lowered.iter_mut().enumerate() {
+            if adapter.handles(l.module.language) {
+                mine.push(std::mem::replace(&mut l.module, empty_module()));
+                slots.push(i);
+            }
         }
-    }
-    let (sites, gaps, data_files) = match root {
-        Some(root) => crate::python::resolve_modules_in(&mut python, root),
-        None => {
-            let (s, g) = crate::python::resolve_modules(&mut python);
-            (s, g, Vec::new())
+        if mine.is_empty() {
+            continue;
         }
-    };
-    for (i, m) in slots.into_iter().zip(python) {
-        lowered[i].module = m;
-    }
-    coverage.registration_sites += sites;
-    coverage.gaps.extend(gaps);
-    // Data files tool names were read from are accounted for as read (names only, no code).
-    if !data_files.is_empty() {
-        *coverage
-            .files_by_language
-            .entry("data".to_string())
-            .or_default() += data_files.len();
+        let r = adapter.resolve(&mut mine, root);
+        for (i, m) in slots.into_iter().zip(mine) {
+            lowered[i].module = m;
+        }
+        coverage.registration_sites += r.registration_sites;
+        coverage.gaps.extend(r.gaps);
+        // Data files tool names were read from are accounted for as read (names only, no code).
+        if !r.data_files.is_empty() {
+            *coverage
+                .files_by_language
+                .entry("data".to_string())
+                .or_default() += r.data_files.len();
+        }
     }
 }
 
@@ -471,5 +474,6 @@ fn empty_module() -> Module {
         functions: Vec::new(),
         classes: Vec::new(),
         entry_points: Vec::new(),
+        conventions: Default::default(),
     }
 }

@@ -1,13 +1,14 @@
 //! The capture-name contract between `grammars/**/*.scm` and the Rust that reads the matches,
 //! and the framework model's raw → compiled checks.
 
-use mcp_scan_lang::queries::{CAPTURE_NAMES, Frameworks, QUERY_FILES, QueryFile, compile};
+use mcp_scan_lang::queries::{CAPTURE_NAMES, Frameworks, QueryFile, compile, query_files};
 use mcp_scan_lang::{LowerError, ServerStyle};
 
 #[test]
 fn every_query_compiles_and_uses_only_contract_captures() {
-    assert!(!QUERY_FILES.is_empty());
-    for file in QUERY_FILES {
+    let files = query_files();
+    assert!(!files.is_empty());
+    for file in files {
         let q = compile(file).unwrap_or_else(|e| panic!("{e}"));
         assert!(q.pattern_count() > 0, "{} has no patterns", file.path);
         for name in q.capture_names() {
@@ -35,8 +36,8 @@ fn every_query_file_on_disk_is_embedded() {
                         .unwrap_or_default()
                 );
                 assert!(
-                    QUERY_FILES.iter().any(|q| q.path == rel),
-                    "{rel} is not listed in QUERY_FILES, so no test compiles it"
+                    query_files().iter().any(|q| q.path == rel),
+                    "{rel} is not listed in its adapter's queries(), so no test compiles it"
                 );
             }
         }
@@ -93,7 +94,7 @@ fn readme_lists_exactly_the_contract_captures() {
 
 #[test]
 fn framework_model_compiles_and_knows_both_sdk_generations() {
-    let fw = mcp_scan_lang::queries::python_frameworks_checked().expect("model compiles");
+    let fw = mcp_scan_lang::python::python_frameworks_checked().expect("model compiles");
     for (callee, style) in [
         ("mcp.server.fastmcp.FastMCP", ServerStyle::Decorator),
         ("mcp.server.MCPServer", ServerStyle::Decorator),

@@ -3,7 +3,7 @@
 
 use super::{module_name, resolve_relative};
 use crate::strings::{clean_doc, decode_escapes, parse_prefix};
-use crate::{IssueKind, Limits, LowerIssue, Lowered, ServerBinding, queries};
+use crate::{IssueKind, Limits, LowerIssue, Lowered, ServerBinding};
 use mcp_scan_ir::{
     Arg, Class, Expr, ExprKind, FuncId, Function, Handler, Import, Language, MatchArm, Module,
     Param, Span, Stmt, StmtKind, StrPart, WithItem,
@@ -121,6 +121,7 @@ pub(crate) fn lower_tree(rel_path: &str, src: &str, tree: &Tree, limits: &Limits
             functions: l.functions,
             classes: l.classes,
             entry_points: Vec::new(),
+            conventions: super::CONVENTIONS,
         },
         issues: l.issues,
         def_starts: l.def_starts,
@@ -594,6 +595,7 @@ impl<'a> Lowerer<'a> {
                 arms.push(MatchArm {
                     pattern,
                     body,
+                    fallthrough: false,
                     span: span(clause),
                 });
             }
@@ -814,6 +816,8 @@ impl<'a> Lowerer<'a> {
                 default: None,
                 variadic: false,
                 keywords: false,
+                injected: false,
+                receiver: false,
             };
             let mut target = k;
             match k.kind() {
@@ -1245,7 +1249,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Attribute { attr, .. } => Some(attr.as_str()),
             _ => None,
         };
-        let interesting = last.is_some_and(|l| queries::python_frameworks().is_interesting_call(l));
+        let interesting = last.is_some_and(|l| super::python_frameworks().is_interesting_call(l));
         let e = Expr::new(
             ExprKind::Call {
                 callee: Box::new(callee),

@@ -6,13 +6,27 @@ mod entry;
 mod lower;
 mod resolve;
 
-use crate::{LanguageAdapter, Limits, LowerError, Lowered};
-use mcp_scan_ir::{Language, Module};
+use crate::queries::{Frameworks, QueryFile};
+use crate::{LanguageAdapter, Limits, LowerError, Lowered, Resolution};
+use mcp_scan_ir::{Conventions, Language, Module};
 use std::cell::RefCell;
-use tree_sitter::Parser;
+use std::sync::OnceLock;
+use tree_sitter::{Parser, Query};
 
 /// The Python adapter (`.py`).
 pub struct PythonAdapter;
+
+/// Python's receivers, constructor and framework-filled handler parameters.
+pub(crate) const CONVENTIONS: Conventions = Conventions {
+    receivers: &["self", "cls"],
+    constructor: Some("__init__"),
+    injected_names: &["ctx", "context"],
+    injected_types: &["Context"],
+    number_types: &["int", "float", "bool"],
+    null_types: &["None"],
+    optional_wrappers: &["Optional[", "typing.Optional["],
+    static_decorators: &["staticmethod"],
+};
 
 thread_local! {
     // One parser per worker thread: creating one per file would allocate its stacks each time.
@@ -23,6 +37,48 @@ pub(crate) fn language() -> tree_sitter::Language {
     tree_sitter::Language::new(tree_sitter_python::LANGUAGE)
 }
 
+/// The Python queries, from `grammars/python/`.
+pub const QUERY_FILES: &[QueryFile] = &[QueryFile {
+    language: "python",
+    path: "grammars/python/entrypoints.scm",
+    source: include_str!("../../../../grammars/python/entrypoints.scm"),
+}];
+
+pub const FRAMEWORKS_PATH: &str = "grammars/python/frameworks.toml";
+const FRAMEWORKS: &str = include_str!("../../../../grammars/python/frameworks.toml");
+
+/// Default skips of Python tooling: virtualenvs, caches, installed packages and test files.
+const DEFAULT_EXCLUDES: &[&str] = &[
+    "**/.venv/**",
+    "**/venv/**",
+    "**/.tox/**",
+    "**/.nox/**",
+    "**/site-packages/**",
+    "**/__pycache__/**",
+    "**/.mypy_cache/**",
+    "**/.pytest_cache/**",
+    "**/test_*.py",
+    "**/*_test.py",
+    "**/conftest.py",
+];
+
+/// The compiled Python entry-point query (compiled once per process).
+pub(crate) fn python_entry_query() -> Result<&'static Query, LowerError> {
+    static Q: OnceLock<Result<Query, LowerError>> = OnceLock::new();
+    crate::queries::compiled(&Q, &QUERY_FILES[0])
+}
+
+/// The compiled Python framework table (`grammars/python/frameworks.toml`).
+pub fn python_frameworks_checked() -> Result<&'static Frameworks, LowerError> {
+    static F: OnceLock<Result<Frameworks, LowerError>> = OnceLock::new();
+    crate::queries::frameworks_checked(&F, FRAMEWORKS_PATH, FRAMEWORKS)
+}
+
+/// Like [`python_frameworks_checked`], for hot paths that cannot fail.
+pub(crate) fn python_frameworks() -> &'static Frameworks {
+    crate::queries::frameworks_or_empty(python_frameworks_checked())
+}
+
 impl LanguageAdapter for PythonAdapter {
     fn language(&self) -> Language {
         Language::Python
@@ -30,6 +86,39 @@ impl LanguageAdapter for PythonAdapter {
 
     fn extensions(&self) -> &'static [&'static str] {
         &["py"]
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<String, crate::DecodeError> {
+        crate::encoding::decode_python(bytes)
+    }
+
+    fn conventions(&self) -> Conventions {
+        CONVENTIONS
+    }
+
+    fn default_excludes(&self) -> &'static [&'static str] {
+        DEFAULT_EXCLUDES
+    }
+
+    fn queries(&self) -> &'static [QueryFile] {
+        QUERY_FILES
+    }
+
+    fn frameworks(&self) -> Option<(&'static str, &'static str)> {
+        Some((FRAMEWORKS_PATH, FRAMEWORKS))
+    }
+
+    fn grammar(&self, query_language: &str) -> Option<tree_sitter::Language> {
+        (query_language == "python").then(language)
+    }
+
+    fn resolve(&self, modules: &mut [Module], root: Option<&std::path::Path>) -> Resolution {
+        let r = resolve::resolve_tree(modules, root);
+        Resolution {
+            registration_sites: r.registration_sites,
+            gaps: r.gaps,
+            data_files: r.data_files,
+        }
     }
 
     fn lower_file(

@@ -17,8 +17,9 @@
 //! and size; a collection not followed leaves the site a gap.
 
 use super::entry::{bound_to, bound_to_at, const_str, decorator_entry, kwarg, module_constants};
+use super::python_frameworks;
 use crate::ServerStyle;
-use crate::queries::{Frameworks, Positional, python_frameworks};
+use crate::queries::{Frameworks, Positional};
 use mcp_scan_core::{CoverageGap, EntityKind, GapKind};
 use mcp_scan_ir::{
     Arg, EntryPoint, Expr, ExprKind, FuncId, Function, Import, Module, Span, Stmt, StmtKind,
