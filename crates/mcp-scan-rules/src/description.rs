@@ -8,7 +8,7 @@
 //! follow instructions found in fetched content). All cues, weights and levels are data in
 //! `rules/description/*.toml`.
 
-use crate::literals::{LiteralSet, Screen, required_literals};
+use crate::literals::{Conjunction, Screen, required_literals};
 use crate::meta::{RawRuleMeta, RuleError, RuleMeta, SourceFile};
 use mcp_scan_core::{Analyzer, Severity};
 use regex::{Regex, RegexBuilder};
@@ -367,7 +367,7 @@ impl DescriptionRules {
 /// is its index in the file; [`DescriptionRules::compile`] offsets it).
 fn compile_file(
     src: &SourceFile<'_>,
-) -> Result<(DescriptionRule, Vec<Option<LiteralSet>>), RuleError> {
+) -> Result<(DescriptionRule, Vec<Option<Conjunction>>), RuleError> {
     let raw: RawFile = src.parse()?;
     let meta = raw
         .rule
