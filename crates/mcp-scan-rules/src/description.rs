@@ -79,6 +79,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
         include_str!("../../../rules/description/D024-remote-script-order.toml"),
     ),
     (
+        "rules/description/D027-declared-exfiltration.toml",
+        include_str!("../../../rules/description/D027-declared-exfiltration.toml"),
+    ),
+    (
         "rules/description/D020-response-injection.toml",
         include_str!("../../../rules/description/D020-response-injection.toml"),
     ),
