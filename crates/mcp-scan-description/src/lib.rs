@@ -69,6 +69,7 @@ impl<'r> DescriptionAnalyzer<'r> {
             tools: None,
             extra: &extra,
             own: None,
+            lone: false,
         };
         self.scan_entity(fields, &names)
     }
@@ -261,7 +262,8 @@ impl<'r> DescriptionAnalyzer<'r> {
                 .position(|o| o.0 != rule_idx)
                 .map_or(occ.len(), |n| i + n);
             let rule = &self.rules.rules[rule_idx];
-            if let Some(hit) = score_rule(rule_idx, rule, field, &sentences, &occ[i..j]) {
+            if let Some(hit) = score_rule(rule_idx, rule, field, &sentences, &occ[i..j], names.lone)
+            {
                 hits.push(hit);
             }
             i = j;
@@ -289,6 +291,7 @@ impl<'r> DescriptionAnalyzer<'r> {
                     tools: Some(&tools),
                     extra: &extra,
                     own: (e.kind == EntityKind::Tool).then_some(e.name),
+                    lone: e.kind == EntityKind::Tool && tools.all.len() == 1,
                 };
                 let hits = self.scan_entity(&e.fields, &names);
                 let target = ToolRef::new(m.server.clone(), e.kind, e.name.to_string());
@@ -358,6 +361,7 @@ fn score_rule(
     field: &Field<'_>,
     sentences: &[(usize, usize)],
     occ: &[(usize, usize, usize, bool)],
+    lone: bool,
 ) -> Option<Hit> {
     let n = sentences.len().max(1);
     let sentence_of = |byte: usize| -> usize {
@@ -402,8 +406,9 @@ fn score_rule(
             .iter()
             .map(|&(c, sibling)| {
                 let cue = &rule.cues[c];
-                match (sibling, cue.sibling_weight) {
-                    (true, Some(w)) => w,
+                match (sibling, cue.sibling_weight, cue.lone_weight) {
+                    (true, Some(w), _) => w,
+                    (_, _, Some(w)) if lone => w,
                     _ => cue.weight,
                 }
             })
@@ -491,6 +496,8 @@ struct Names<'s, 'n> {
     extra: &'s [&'n str],
     /// The entity's own name, when it is a tool.
     own: Option<&'s str>,
+    /// The entity is the only tool of its manifest (no sibling it could be ordered against).
+    lone: bool,
 }
 
 impl Names<'_, '_> {

@@ -676,7 +676,8 @@ pub fn declared_names(text: &str) -> Vec<&str> {
             from = end.max(start);
         }
     }
-    // `"type": "x"`, `operation="x"`, `action: 'x'`: a value of this tool's own selector.
+    // `"type": "x"`, `operation="x"`, `action: 'x'`: a value of this tool's own selector or field.
+    // (`"field": "channel"`: a field of this tool's own query, in its own example)
     for key in [
         "type",
         "operation",
@@ -685,6 +686,9 @@ pub fn declared_names(text: &str) -> Vec<&str> {
         "mode",
         "method",
         "command",
+        "field",
+        "column",
+        "dimension",
     ] {
         let mut from = 0;
         while let Some(i) = text[from..].find(key) {

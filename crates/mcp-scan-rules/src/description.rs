@@ -8,7 +8,7 @@
 //! follow instructions found in fetched content). All cues, weights and levels are data in
 //! `rules/description/*.toml`.
 
-use crate::literals::{LiteralSet, Screen, required_literals};
+use crate::literals::{Conjunction, Screen, required_literals};
 use crate::meta::{RawRuleMeta, RuleError, RuleMeta, SourceFile};
 use mcp_scan_core::{Analyzer, Severity};
 use regex::{Regex, RegexBuilder};
@@ -77,6 +77,10 @@ pub const BUILTIN_FILES: &[(&str, &str)] = &[
     (
         "rules/description/D024-remote-script-order.toml",
         include_str!("../../../rules/description/D024-remote-script-order.toml"),
+    ),
+    (
+        "rules/description/D027-declared-exfiltration.toml",
+        include_str!("../../../rules/description/D027-declared-exfiltration.toml"),
     ),
     (
         "rules/description/D020-response-injection.toml",
@@ -162,6 +166,8 @@ struct RawCue {
     #[serde(default)]
     sibling_weight: Option<i32>,
     #[serde(default)]
+    lone_weight: Option<i32>,
+    #[serde(default)]
     not_in_instructions: bool,
     #[serde(default)]
     only_in_readings: bool,
@@ -199,6 +205,9 @@ pub struct Cue {
     /// Weight instead of `weight` when every match in the window names a tool of the same
     /// manifest: a workflow hint between a server's own tools is not shadowing.
     pub sibling_weight: Option<i32>,
+    /// Weight instead of `weight` on a tool that is the only tool of its manifest: "before any
+    /// other tool" can then only mean another server's tools, not a step of its own workflow.
+    pub lone_weight: Option<i32>,
     /// The cue does not count in a server's `instructions`, which address the model by design
     /// ("server instructions to the LLM" is their purpose, not a disguise).
     pub not_in_instructions: bool,
@@ -362,7 +371,7 @@ impl DescriptionRules {
 /// is its index in the file; [`DescriptionRules::compile`] offsets it).
 fn compile_file(
     src: &SourceFile<'_>,
-) -> Result<(DescriptionRule, Vec<Option<LiteralSet>>), RuleError> {
+) -> Result<(DescriptionRule, Vec<Option<Conjunction>>), RuleError> {
     let raw: RawFile = src.parse()?;
     let meta = raw
         .rule
@@ -419,6 +428,7 @@ fn compile_file(
             label: raw_cue.label.trim().to_string(),
             weight: raw_cue.weight,
             sibling_weight: raw_cue.sibling_weight,
+            lone_weight: raw_cue.lone_weight,
             not_in_instructions: raw_cue.not_in_instructions,
             only_in_readings: raw_cue.only_in_readings,
             builtin: raw_cue.builtin,

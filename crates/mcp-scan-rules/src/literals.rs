@@ -29,6 +29,14 @@ const FOLDS_TO_ASCII: [char; 2] = ['\u{17F}', '\u{212A}'];
 /// Strings at least one of which every match contains (lower-cased ASCII).
 pub type LiteralSet = Vec<Vec<u8>>;
 
+/// Literal sets every match has a string of each of: the most selective first (the screen's
+/// key), then the others, which a text must also hit for the pattern to run. "to" alone
+/// occurs in nearly every text; "to" and one of "http://", "@" rarely do.
+pub type Conjunction = Vec<LiteralSet>;
+
+/// Most further sets kept per pattern.
+const MAX_CONJUNCTS: usize = 4;
+
 /// What is known of the strings an expression matches.
 #[derive(Debug, Clone, Default)]
 struct Lits {
@@ -36,13 +44,40 @@ struct Lits {
     exact: Option<Vec<Vec<u8>>>,
     /// Strings at least one of which occurs in every match.
     required: Option<Vec<Vec<u8>>>,
+    /// Further sets each of which also has a string in every match (the pieces of a
+    /// concatenation other than the one `required` keeps).
+    all: Vec<Vec<Vec<u8>>>,
 }
 
 /// The literals every match of `hir` contains one of, or `None` if there is no useful set
 /// (the pattern must then always run). An empty set means the pattern can never match.
-pub(crate) fn required_literals(hir: &Hir) -> Option<LiteralSet> {
+pub(crate) fn required_literals(hir: &Hir) -> Option<Conjunction> {
     let l = lits(hir);
-    best([l.required, l.exact].into_iter().flatten()).filter(|s| s.iter().all(|x| !x.is_empty()))
+    let first = best([l.required, l.exact].into_iter().flatten())
+        .filter(|s| s.iter().all(|x| !x.is_empty()))?;
+    let min_len = |s: &LiteralSet| s.iter().map(Vec::len).min().unwrap_or(0);
+    let mut rest: Vec<LiteralSet> = l
+        .all
+        .into_iter()
+        .map(dedup)
+        .filter(|s| !s.is_empty() && s.len() <= MAX_REQUIRED && s.iter().all(|x| !x.is_empty()))
+        .collect();
+    // The most selective first: longest shortest string, then fewest strings.
+    rest.sort_by(|a, b| {
+        min_len(b)
+            .cmp(&min_len(a))
+            .then_with(|| a.len().cmp(&b.len()))
+    });
+    let mut out = vec![first];
+    for set in rest {
+        if out.len() > MAX_CONJUNCTS {
+            break;
+        }
+        if !out.contains(&set) {
+            out.push(set);
+        }
+    }
+    Some(out)
 }
 
 /// The more selective of several candidate sets: longest shortest string, then fewest strings.
@@ -121,15 +156,15 @@ fn lits(hir: &Hir) -> Lits {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Lits {
             exact: Some(vec![Vec::new()]),
-            required: None,
+            ..Lits::default()
         },
         HirKind::Literal(l) => Lits {
             exact: Some(vec![l.0.to_ascii_lowercase()]),
-            required: None,
+            ..Lits::default()
         },
         HirKind::Class(c) => Lits {
             exact: class_set(c),
-            required: None,
+            ..Lits::default()
         },
         HirKind::Capture(c) => lits(&c.sub),
         HirKind::Repetition(r) => {
@@ -145,16 +180,20 @@ fn lits(hir: &Hir) -> Lits {
                 };
                 return Lits {
                     exact,
-                    required: None,
+                    ..Lits::default()
                 };
             }
             let exact = match (r.min, r.max) {
                 (1, Some(1)) => sub.exact.clone(),
                 _ => None,
             };
+            let mut all = sub.all;
+            all.extend(sub.required.clone());
+            all.extend(sub.exact.clone());
             Lits {
                 exact,
                 required: best([sub.required, sub.exact].into_iter().flatten()),
+                all,
             }
         }
         HirKind::Concat(subs) => {
@@ -185,9 +224,14 @@ fn lits(hir: &Hir) -> Lits {
                 }
             }
             candidates.push(run);
+            // Every piece is in every match: the pieces `required` does not keep are further
+            // sets the screen can check.
+            let mut all: Vec<Vec<Vec<u8>>> = parts.into_iter().flat_map(|p| p.all).collect();
+            all.extend(candidates.iter().cloned());
             Lits {
                 exact: whole,
                 required: best(candidates.into_iter()),
+                all,
             }
         }
         HirKind::Alternation(subs) => {
@@ -207,7 +251,11 @@ fn lits(hir: &Hir) -> Lits {
                 .collect::<Option<Vec<_>>>()
                 .map(|v| dedup(v.into_iter().flatten().collect()))
                 .filter(|v| v.len() <= MAX_REQUIRED);
-            Lits { exact, required }
+            Lits {
+                exact,
+                required,
+                all: Vec::new(),
+            }
         }
     }
 }
@@ -217,8 +265,11 @@ fn lits(hir: &Hir) -> Lits {
 pub struct Screen {
     /// Over the distinct literals; `None` when no pattern has literals.
     ac: Option<AhoCorasick>,
-    /// For each literal of `ac`, the patterns (global ids) it admits.
+    /// For each literal of `ac`, the patterns (global ids) its first set admits.
     admits: Vec<Vec<u32>>,
+    /// Patterns with further sets: (global id, each set as literal indices of `ac`). A pattern
+    /// its first set admits still runs only if the text hits every one of these too.
+    further: Vec<(u32, Vec<Vec<u32>>)>,
     /// Patterns with no literal set: always run.
     always: Vec<u32>,
     patterns: usize,
@@ -242,29 +293,49 @@ impl Candidates {
             *w |= 1u64 << (id % 64);
         }
     }
+
+    fn remove(&mut self, id: usize) {
+        if let Some(w) = self.bits.get_mut(id / 64) {
+            *w &= !(1u64 << (id % 64));
+        }
+    }
 }
 
 impl Screen {
-    /// `required[i]`: the literal set of global pattern `i` (see [`required_literals`]).
-    pub(crate) fn new(required: &[Option<LiteralSet>]) -> Result<Self, aho_corasick::BuildError> {
+    /// `required[i]`: the literal sets of global pattern `i` (see [`required_literals`]).
+    pub(crate) fn new(required: &[Option<Conjunction>]) -> Result<Self, aho_corasick::BuildError> {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut admits: Vec<Vec<u32>> = Vec::new();
         let mut index: std::collections::HashMap<Vec<u8>, usize> = Default::default();
         let mut always = Vec::new();
-        for (id, set) in required.iter().enumerate() {
+        let mut further = Vec::new();
+        let mut intern = |lit: &Vec<u8>, admits: &mut Vec<Vec<u32>>| -> usize {
+            *index.entry(lit.clone()).or_insert_with(|| {
+                literals.push(lit.clone());
+                admits.push(Vec::new());
+                literals.len() - 1
+            })
+        };
+        for (id, sets) in required.iter().enumerate() {
             let id = u32::try_from(id).unwrap_or(u32::MAX);
-            match set {
-                None => always.push(id),
-                Some(set) => {
-                    for lit in set {
-                        let i = *index.entry(lit.clone()).or_insert_with(|| {
-                            literals.push(lit.clone());
-                            admits.push(Vec::new());
-                            literals.len() - 1
-                        });
-                        admits[i].push(id);
-                    }
-                }
+            let Some((first, rest)) = sets.as_ref().and_then(|s| s.split_first()) else {
+                always.push(id);
+                continue;
+            };
+            for lit in first {
+                let i = intern(lit, &mut admits);
+                admits[i].push(id);
+            }
+            if !rest.is_empty() {
+                let rest = rest
+                    .iter()
+                    .map(|set| {
+                        set.iter()
+                            .map(|lit| u32::try_from(intern(lit, &mut admits)).unwrap_or(u32::MAX))
+                            .collect()
+                    })
+                    .collect();
+                further.push((id, rest));
             }
         }
         let ac = if literals.is_empty() {
@@ -280,6 +351,7 @@ impl Screen {
         Ok(Screen {
             ac,
             admits,
+            further,
             always,
             patterns: required.len(),
         })
@@ -310,6 +382,16 @@ impl Screen {
                     c.insert(id as usize);
                 }
             }
+            for (id, sets) in &self.further {
+                let id = *id as usize;
+                if c.contains(id)
+                    && !sets
+                        .iter()
+                        .all(|set| set.iter().any(|&l| seen.get(l as usize) == Some(&true)))
+                {
+                    c.remove(id);
+                }
+            }
         }
         c
     }
@@ -323,6 +405,9 @@ mod tests {
         let hir = regex_syntax::Parser::new().parse(pattern).expect("parses");
         required_literals(&hir).map(|v| {
             v.into_iter()
+                .next()
+                .unwrap_or_default()
+                .into_iter()
                 .map(|s| String::from_utf8_lossy(&s).into_owned())
                 .collect()
         })
@@ -380,5 +465,33 @@ mod tests {
             .filter(|c| re.is_match(c.encode_utf8(&mut [0; 4])))
             .collect();
         assert_eq!(folding, FOLDS_TO_ASCII.to_vec());
+    }
+
+    #[test]
+    fn a_pattern_runs_only_on_texts_holding_a_literal_of_every_piece() {
+        let hir = regex_syntax::Parser::new()
+            .parse(r"(?i)\bto\s+(https?://|[a-z0-9._-]+@[a-z0-9-]+\.)")
+            .expect("parses");
+        let sets = required_literals(&hir).expect("has literals");
+        assert!(sets.len() >= 2, "{sets:?}");
+        let screen = Screen::new(&[Some(sets)]).expect("builds");
+        // "to" alone, the most selective single piece, is in nearly every text.
+        assert!(
+            !screen
+                .candidates("Sends a note to the team channel")
+                .contains(0)
+        );
+        assert!(
+            screen
+                .candidates("Send it to https://x.example now")
+                .contains(0)
+        );
+        assert!(screen.candidates("Forward to ops@example.org").contains(0));
+        // An optional piece is not required.
+        let hir = regex_syntax::Parser::new()
+            .parse(r"(?i)\bsend\s+(it\s+)?now\b")
+            .expect("parses");
+        let screen = Screen::new(&[required_literals(&hir)]).expect("builds");
+        assert!(screen.candidates("send now").contains(0));
     }
 }
