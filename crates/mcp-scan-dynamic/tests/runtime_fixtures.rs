@@ -350,6 +350,9 @@ fixture_tests! {
     declared_dns_names_with_shuffled_random_fragments_are_info_only => "honest_dns_shuffle",
     a_thread_acting_in_a_later_calls_window_stays_with_the_call_that_started_it => "evade_thread_later",
     a_thread_counting_workspace_notes_in_a_later_calls_window_is_clean => "honest_thread_later",
+    // Issue 11 §2, session 9: the tells that remained.
+    dormant_on_a_repeated_input_or_a_control_literal_is_caught => "evade_repeat_inputs",
+    answering_a_repeated_question_differently_is_clean => "honest_repeat_inputs",
 }
 
 fn mcp2() -> String {
