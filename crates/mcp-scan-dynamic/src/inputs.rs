@@ -700,7 +700,8 @@ fn oversized(marker: &str) -> String {
         if !s.is_empty() {
             s.push(if r.chance(8) { '\n' } else { ' ' });
         }
-        s.push_str(*r.pick(WORDS));
+        let w: &&str = r.pick(WORDS);
+        s.push_str(w);
     }
     s.truncate(100_000);
     s

@@ -17,12 +17,15 @@
 //!                              │                 the desktop session (session.rs): an init's name,
 //!                              │                 daemons and a user session that only pause()
 //!                              └─fork──► T: Landlock, then execve(strace … -- nsenter --mount
-//!                                        --pid (C4's) -- sh -c LAUNCH_SCRIPT server…)
+//!                                        --pid (C4's) -- <our exe> MAGIC chain -- server…)
 //!                              and C2 itself stays a reaper until the launch chain is done.
 //! ```
 //!
-//! The launch shell starts a subshell and ends, so the server's parent (that subshell) is
-//! adopted by C4 like any session process; it reports the server's real wait status on a pipe.
+//! The launch stub (launcher.rs: our own executable, stopped before `main`) forks and ends, so
+//! its child is adopted by C4 like any session process; it becomes the client's process chain
+//! (VS Code's main process and extension host, …) whose last process forks the server and
+//! reports its real wait status on a pipe. Without our executable, a launch shell does the same
+//! with a `sh` as the parent.
 //! The tracer is neither the server's PID 1 nor its parent, TracerPid reads 0, and the
 //! namespace's holder (C4) is not the tracer's child: the tracer ends with the last traced
 //! process. The /proc mount happens in C4, before T applies Landlock (a Landlock domain forbids
@@ -118,6 +121,9 @@ pub struct SandboxSpec {
     pub ipv6: bool,
     /// The persona: HOME's path in the sandbox, the hostname, file times of HOME.
     pub identity: crate::identity::Identity,
+    /// The `clientInfo.name` of the client profile: the server's parent process is that client's
+    /// (launcher.rs).
+    pub client: String,
 }
 
 /// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
@@ -269,6 +275,8 @@ struct Prepared {
     /// Writable again after everything is made read-only (each mount alone, not its children).
     rw_again: Vec<CString>,
     landlock: crate::contain::LandlockRules,
+    /// Our own executable (O_PATH), handed down as `launcher::EXE_FD`; -1 when none.
+    exe_fd: RawFd,
     root: CString,
     work: CString,
     // exec
@@ -524,6 +532,14 @@ impl Sandbox {
 
         // The server's own PID namespace, set up by PID 1 before Landlock (see the module doc).
         let mut pid_ns: Option<PidNs> = None;
+        // Our own executable, the launch stub (launcher.rs); without it the launch shell.
+        // Referencing the constructor keeps it linked into every binary that launches.
+        std::hint::black_box(&crate::launcher::STUB_INIT);
+        // SAFETY: open of a NUL-terminated path; the descriptor is owned from here on.
+        let exe_fd: Option<OwnedFd> = unsafe {
+            let fd = libc::open(c"/proc/self/exe".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+            (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+        };
         let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
         let inner: Vec<String> = match nsenter {
             Some(n) => {
@@ -538,11 +554,20 @@ impl Sandbox {
                     format!("--pid=/proc/self/fd/{PID_NS_FD}"),
                     format!("--wd={}", spec.identity.work),
                     "--".into(),
-                    "/bin/sh".to_string(),
-                    "-c".into(),
-                    LAUNCH_SCRIPT.into(),
                 ];
-                v.extend(full_cmd.iter().cloned());
+                if exe_fd.is_some() {
+                    // The client's process chain (launcher.rs), run from our own executable.
+                    let chain = crate::launcher::chain_for(
+                        &spec.client,
+                        &spec.identity.user,
+                        spec.identity.seed,
+                    );
+                    v.push(format!("/proc/self/fd/{}", crate::launcher::EXE_FD));
+                    v.extend(crate::launcher::stub_args(&chain, &full_cmd));
+                } else {
+                    v.extend(["/bin/sh".to_string(), "-c".into(), LAUNCH_SCRIPT.into()]);
+                    v.extend(full_cmd.iter().cloned());
+                }
                 v
             }
             None => {
@@ -702,7 +727,9 @@ impl Sandbox {
                     .collect::<Result<_, _>>()?,
                 devices: vec![cstr("/dev")?],
                 proc_: vec![cstr("/proc")?],
+                exec_files: exe_fd.iter().map(AsRawFd::as_raw_fd).collect(),
             },
+            exe_fd: exe_fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
             root: cstr("/")?,
             work: cstr(&spec.identity.work)?,
             exe: cstr(&argv_strings[0])?,
@@ -1585,9 +1612,21 @@ fn launch_main(
         // clobber one still to be copied.
         let [i, o, e, t, x] = fds;
         let [mnt_ns, pid_ns, done] = ns;
-        let targets = [0, 1, 2, 3, MNT_NS_FD, EXIT_FD, PID_NS_FD, DONE_FD];
-        let mut moved = [-1 as c_int; 8];
-        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done]
+        let targets = [
+            0,
+            1,
+            2,
+            3,
+            MNT_NS_FD,
+            EXIT_FD,
+            PID_NS_FD,
+            DONE_FD,
+            crate::launcher::EXE_FD,
+        ];
+        // The executable only goes down the chain with the namespaces (the stub needs them).
+        let exe = if mnt_ns >= 0 { p.exe_fd } else { -1 };
+        let mut moved = [-1 as c_int; 9];
+        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done, exe]
             .into_iter()
             .enumerate()
         {

@@ -353,6 +353,8 @@ fixture_tests! {
     // Issue 11 §2, session 9: the tells that remained.
     dormant_on_a_repeated_input_or_a_control_literal_is_caught => "evade_repeat_inputs",
     answering_a_repeated_question_differently_is_clean => "honest_repeat_inputs",
+    dormant_unless_the_parent_chain_is_an_mcp_clients_is_caught => "evade_parent_chain",
+    naming_the_launching_client_from_the_process_tree_is_low => "honest_parent_chain",
 }
 
 fn mcp2() -> String {
@@ -844,6 +846,25 @@ fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
         chain[0] > 300,
         "the server's parent has a fresh box's PID: {chain:?}"
     );
+    // The parent is the client's process (VS Code's extension host, the default profile) below
+    // VS Code's main process, which PID 1 adopted: no launch shell, and the stub's own
+    // executable and memory map stay closed to the server.
+    let parent = procs[&chain[0].to_string()].as_array().expect("parent");
+    assert_eq!(parent[0], "code", "{parent:?}");
+    let line = parent[1].as_str().unwrap_or_default();
+    assert!(
+        line.starts_with("/usr/share/code/code --type=utility ") && !line.contains("exec 3>"),
+        "{parent:?}"
+    );
+    assert_eq!(chain.len(), 3, "server < code < code < PID 1: {chain:?}");
+    assert_eq!(procs[&chain[1].to_string()][0], "code");
+    for k in ["parent_exe", "parent_maps"] {
+        assert!(
+            v[k].as_str().is_some_and(|e| e.starts_with("error")),
+            "the parent's {k} is readable: {}",
+            v[k]
+        );
+    }
     // The server and its parent carry the test's marker argument (`--mcp-scan-test-…`).
     let all: String = procs
         .values()
