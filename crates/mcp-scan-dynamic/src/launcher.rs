@@ -190,18 +190,30 @@ fn wait_for(pid: libc::pid_t) -> c_int {
 }
 
 /// One more Landlock layer for the server alone: it cannot ptrace-read (`exe`, `maps`,
-/// `environ`) the stub's processes, which stay in the enclosing domain. Handling only block
-/// device nodes, which a user namespace cannot make anyway, it takes nothing else away.
+/// `environ`) the stub's processes, which stay in the enclosing domain. It handles block device
+/// nodes and, from ABI 2, moves across directories (which any ruleset denies unless a rule
+/// grants them) and grants both beneath `/`: it takes nothing away the enclosing one allows.
 fn seal_parent() {
     #[repr(C)]
     struct Attr {
         handled_access_fs: u64,
     }
+    #[repr(C, packed)]
+    struct PathBeneath {
+        allowed_access: u64,
+        parent_fd: c_int,
+    }
     const MAKE_BLOCK: u64 = 1 << 11;
+    const REFER: u64 = 1 << 13;
+    let abi = crate::contain::landlock_abi();
+    if abi == 0 {
+        return;
+    }
+    let rights = MAKE_BLOCK | if abi >= 2 { REFER } else { 0 };
     let attr = Attr {
-        handled_access_fs: MAKE_BLOCK,
+        handled_access_fs: rights,
     };
-    // SAFETY: Landlock syscalls with a correctly laid-out first-ABI attribute.
+    // SAFETY: Landlock syscalls with correctly laid-out first-ABI attributes and our own fds.
     unsafe {
         let fd = libc::syscall(
             libc::SYS_landlock_create_ruleset,
@@ -209,10 +221,28 @@ fn seal_parent() {
             std::mem::size_of::<Attr>(),
             0u32,
         ) as c_int;
-        if fd >= 0 {
-            libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32);
-            libc::close(fd);
+        if fd < 0 {
+            return;
         }
+        let root = libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        let rule = PathBeneath {
+            allowed_access: rights,
+            parent_fd: root,
+        };
+        let added = root >= 0
+            && libc::syscall(
+                libc::SYS_landlock_add_rule,
+                fd,
+                1 as c_int, // LANDLOCK_RULE_PATH_BENEATH
+                &rule as *const PathBeneath,
+                0u32,
+            ) == 0;
+        // Without its rule the layer would deny moves across directories: none then.
+        if added {
+            libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32);
+        }
+        libc::close(root);
+        libc::close(fd);
     }
 }
 
