@@ -252,7 +252,7 @@ fn run(chain: &[StubLevel], server: &[CString], envp: *const *const c_char) -> c
     // SAFETY: a single-threaded process before main: raw syscalls only.
     unsafe {
         // Neither the trace pipe nor the namespace descriptors nor the executable stay open.
-        for fd in [3, 4, 6, EXE_FD] {
+        for fd in [3, 4, 6, 8, EXE_FD] {
             libc::close(fd);
         }
         let pid = libc::fork();

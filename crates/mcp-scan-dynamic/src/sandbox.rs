@@ -301,6 +301,10 @@ struct PidNs {
     proc_fs: CString,
     /// That namespace's PID 1 and the desktop session it starts (crate::session).
     session: crate::session::Prepared,
+    /// `/proc/self/timens_offsets` for the session's and the server's time namespace: uptime
+    /// reads like a desktop's that has been up for days, not the host's (a CI runner boots per
+    /// job). Empty: no time namespace.
+    timens_offsets: Vec<u8>,
 }
 
 /// Descriptors handed down the launch chain (through the tracer, `nsenter` and the launch
@@ -310,6 +314,8 @@ const MNT_NS_FD: c_int = 4;
 const EXIT_FD: c_int = 5;
 const PID_NS_FD: c_int = 6;
 const DONE_FD: c_int = 7;
+/// The server's time namespace (`nsenter --time`).
+const TIME_NS_FD: c_int = 8;
 
 /// Run by `nsenter` in the server's namespaces. The shell starts a subshell and ends, so that
 /// subshell (the server's parent) is adopted by the namespace's PID 1 like any process of a
@@ -541,20 +547,39 @@ impl Sandbox {
             (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
         };
         let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
+        // util-linux 2.36 and later enter time namespaces.
+        static HAS_TIME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let nsenter_has_time = nsenter.as_ref().is_some_and(|n| {
+            *HAS_TIME.get_or_init(|| {
+                Path::new("/proc/self/ns/time").exists()
+                    && std::process::Command::new(n)
+                        .arg("--help")
+                        .output()
+                        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--time"))
+            })
+        }) && exe_fd.is_some();
         let inner: Vec<String> = match nsenter {
             Some(n) => {
                 pid_ns = Some(PidNs {
                     proc_: cstr("/proc")?,
                     proc_fs: cstr("proc")?,
                     session: crate::session::Session::generate(spec.identity.seed).prepare(),
+                    timens_offsets: if nsenter_has_time {
+                        crate::session::uptime_offsets(spec.identity.seed)
+                    } else {
+                        Vec::new()
+                    },
                 });
                 let mut v = vec![
                     n.to_string_lossy().into_owned(),
                     format!("--mount=/proc/self/fd/{MNT_NS_FD}"),
                     format!("--pid=/proc/self/fd/{PID_NS_FD}"),
                     format!("--wd={}", spec.identity.work),
-                    "--".into(),
                 ];
+                if nsenter_has_time {
+                    v.push(format!("--time=/proc/self/fd/{TIME_NS_FD}"));
+                }
+                v.push("--".into());
                 if exe_fd.is_some() {
                     // The client's process chain (launcher.rs), run from our own executable.
                     let chain = crate::launcher::chain_for(
@@ -1326,7 +1351,7 @@ fn ns_path(path: &mut [u8; 48], pid: libc::pid_t, what: &[u8]) {
 /// the session (crate::session). Only that child is in the new namespace: PID 1's later children
 /// (the tracer) stay outside. Returns descriptors of its mount and PID namespaces (for
 /// `nsenter`). Post-fork safe.
-fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
+fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd, RawFd) {
     const STEP: usize = 21;
     // SAFETY: post-fork child; only raw syscalls on pre-built data and stack buffers.
     unsafe {
@@ -1368,7 +1393,12 @@ fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
                     ns.proc_fs.as_ptr(),
                     libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                     std::ptr::null(),
-                ) == 0;
+                ) == 0
+                // A time namespace for the session and the server (its offsets are set before
+                // any process is in it).
+                && (ns.timens_offsets.is_empty()
+                    || (libc::unshare(libc::CLONE_NEWTIME) == 0
+                        && write_file(b"/proc/self/timens_offsets\0", &ns.timens_offsets)));
             let e: i32 = if ok { 0 } else { errno().max(1) };
             libc::write(sync[1], e.to_le_bytes().as_ptr().cast(), 4);
             if !ok {
@@ -1414,12 +1444,22 @@ fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
         if mnt < 0 || pidns < 0 {
             child_fail(status_fd, STEP, errno());
         }
+        let timens = if ns.timens_offsets.is_empty() {
+            -1
+        } else {
+            ns_path(&mut path, pid, b"time_for_children");
+            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                child_fail(status_fd, STEP, errno());
+            }
+            fd
+        };
         libc::write(go[1], b"g".as_ptr().cast(), 1);
         libc::close(go[1]);
         // The session is up: the server's launch gets the next PID.
         read4();
         libc::close(sync[0]);
-        (mnt, pidns)
+        (mnt, pidns, timens)
     }
 }
 
@@ -1523,9 +1563,9 @@ fn c2_main(
         }
         // The server's own PID namespace, with its /proc mounted now: after Landlock no mount is
         // allowed. -1 when there is none.
-        let (mnt_ns, pid_ns) = match &p.pid_ns {
+        let (mnt_ns, pid_ns, time_ns) = match &p.pid_ns {
             Some(ns) => start_pid_ns(ns, status_fd),
-            None => (-1, -1),
+            None => (-1, -1, -1),
         };
         // The launch chain holds this pipe's write end; PID 1 waits for its end. PID 1 stays a
         // plain reaper outside Landlock: the tracer is its child, the server's namespace holder
@@ -1545,7 +1585,7 @@ fn c2_main(
                 argv_p,
                 envp_p,
                 fds,
-                [mnt_ns, pid_ns, done[1]],
+                [mnt_ns, pid_ns, done[1], time_ns],
                 fallbacks,
             );
         }
@@ -1588,7 +1628,7 @@ fn launch_main(
     argv_p: &[*const c_char],
     envp_p: &[*const c_char],
     fds: [RawFd; 5],
-    ns: [RawFd; 3],
+    ns: [RawFd; 4],
     fallbacks: u16,
 ) -> ! {
     // SAFETY: post-fork child; only raw syscalls on pre-built data.
@@ -1611,7 +1651,7 @@ fn launch_main(
         // dup2 clears CLOEXEC on the targets. Sources move above them first so no dup2 can
         // clobber one still to be copied.
         let [i, o, e, t, x] = fds;
-        let [mnt_ns, pid_ns, done] = ns;
+        let [mnt_ns, pid_ns, done, time_ns] = ns;
         let targets = [
             0,
             1,
@@ -1622,11 +1662,12 @@ fn launch_main(
             PID_NS_FD,
             DONE_FD,
             crate::launcher::EXE_FD,
+            TIME_NS_FD,
         ];
         // The executable only goes down the chain with the namespaces (the stub needs them).
         let exe = if mnt_ns >= 0 { p.exe_fd } else { -1 };
-        let mut moved = [-1 as c_int; 9];
-        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done, exe]
+        let mut moved = [-1 as c_int; 10];
+        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done, exe, time_ns]
             .into_iter()
             .enumerate()
         {

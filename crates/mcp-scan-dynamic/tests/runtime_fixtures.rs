@@ -355,6 +355,8 @@ fixture_tests! {
     answering_a_repeated_question_differently_is_clean => "honest_repeat_inputs",
     dormant_unless_the_parent_chain_is_an_mcp_clients_is_caught => "evade_parent_chain",
     naming_the_launching_client_from_the_process_tree_is_low => "honest_parent_chain",
+    dormant_on_a_box_up_less_than_a_day_is_caught => "evade_fresh_boot",
+    showing_uptime_and_boot_time_is_clean => "honest_fresh_boot",
 }
 
 fn mcp2() -> String {
