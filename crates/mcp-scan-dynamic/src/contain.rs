@@ -282,9 +282,6 @@ pub(crate) struct RootSpec<'a> {
     pub sink_dns: &'a str,
     /// An empty host directory to make copies of the device nodes in (see [`make_dev_nodes`]).
     pub dev_nodes: Option<&'a Path>,
-    /// The persona's account (name, full name, HOME, uid = gid) for passwd and group; `None`:
-    /// the server runs as root and the persona has no account.
-    pub user: Option<(&'a str, &'a str, &'a str, u32)>,
 }
 
 /// Copies of the host's device nodes in `dir` (same type, numbers and mode), plus `pts` and
@@ -551,10 +548,6 @@ impl RootPlan {
         let mut group = system_accounts(&read("/etc/group"));
         if group.is_empty() {
             group = "root:x:0:\n".into();
-        }
-        if let Some((name, full, home, id)) = spec.user {
-            passwd.push_str(&format!("{name}:x:{id}:{id}:{full},,,:{home}:/bin/bash\n"));
-            group.push_str(&format!("{name}:x:{id}:\n"));
         }
         let resolv = match std::fs::canonicalize("/etc/resolv.conf") {
             Ok(t) if !t.starts_with("/run/") && !t.starts_with("/var/run/") => {
@@ -1202,7 +1195,6 @@ mod tests {
             hostname: "h",
             sink_dns: "10.255.255.1",
             dev_nodes: None,
-            user: None,
         });
         let kind = |s: &Step| match s {
             Step::Dir(_) => 'd',

@@ -96,10 +96,9 @@ pub fn chain_for(client_name: &str, user: &str, seed: u64) -> Vec<Level> {
     }
 }
 
-/// The stub's arguments after the executable: the magic word, the user's uid (0: stay root),
-/// the chain, `--`, the server.
-pub fn stub_args(uid: u32, chain: &[Level], server: &[String]) -> Vec<String> {
-    let mut v = vec![MAGIC.to_string(), uid.to_string(), chain.len().to_string()];
+/// The stub's arguments after the executable: the magic word, the chain, `--`, the server.
+pub fn stub_args(chain: &[Level], server: &[String]) -> Vec<String> {
+    let mut v = vec![MAGIC.to_string(), chain.len().to_string()];
     for l in chain {
         v.push(l.comm.clone());
         v.push(l.argv.join(&SEP.to_string()));
@@ -112,7 +111,7 @@ pub fn stub_args(uid: u32, chain: &[Level], server: &[String]) -> Vec<String> {
 /// A process of the chain as the stub takes it: `comm`, NUL-separated command line.
 type StubLevel = (CString, Vec<u8>);
 
-/// Parsed stub arguments after the uid (the inverse of [`stub_args`]).
+/// Parsed stub arguments (the inverse of [`stub_args`]).
 fn parse(args: &[&[u8]]) -> Option<(Vec<StubLevel>, Vec<CString>)> {
     let n: usize = std::str::from_utf8(args.first()?).ok()?.parse().ok()?;
     let mut chain = Vec::new();
@@ -145,7 +144,7 @@ fn parse(args: &[&[u8]]) -> Option<(Vec<StubLevel>, Vec<CString>)> {
 pub static STUB_INIT: extern "C" fn(c_int, *const *const c_char, *const *const c_char) = stub_init;
 
 extern "C" fn stub_init(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
-    if argc < 5 || argv.is_null() {
+    if argc < 4 || argv.is_null() {
         return;
     }
     // SAFETY: argv holds argc valid C strings (the ELF entry's contract).
@@ -157,24 +156,12 @@ extern "C" fn stub_init(argc: c_int, argv: *const *const c_char, envp: *const *c
     if args[1] != MAGIC.as_bytes() {
         return;
     }
-    let uid: Option<u32> = std::str::from_utf8(args[2])
-        .ok()
-        .and_then(|u| u.parse().ok());
-    let code = match (uid, parse(&args[3..])) {
-        (Some(uid), Some((chain, server))) => run(uid, &chain, &server, envp),
-        _ => 127,
+    let code = match parse(&args[2..]) {
+        Some((chain, server)) => run(&chain, &server, envp),
+        None => 127,
     };
     // SAFETY: leaving without running the program's main.
     unsafe { libc::_exit(code) }
-}
-
-/// A process of the client's chain becomes the user's once it has forked its child (as root
-/// it could still set the child's Landlock layer); it stays closed to the server.
-fn drop_to(uid: u32) {
-    if uid != 0 && crate::session::become_user(uid) {
-        // SAFETY: prctl on ourselves.
-        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0) };
-    }
 }
 
 fn errno() -> i32 {
@@ -261,7 +248,7 @@ fn seal_parent() {
 
 /// The chain, then the server below its last process. Returns the exit code for the first
 /// process (the one `nsenter` started, which leaves at once so PID 1 adopts the chain).
-fn run(uid: u32, chain: &[StubLevel], server: &[CString], envp: *const *const c_char) -> c_int {
+fn run(chain: &[StubLevel], server: &[CString], envp: *const *const c_char) -> c_int {
     // SAFETY: a single-threaded process before main: raw syscalls only.
     unsafe {
         // Neither the trace pipe nor the namespace descriptors nor the executable stay open.
@@ -282,8 +269,6 @@ fn run(uid: u32, chain: &[StubLevel], server: &[CString], envp: *const *const c_
             }
             libc::usleep(500);
         }
-        // The client is the user's: from here on the persona's uid (the server's own Landlock
-        // layer comes first, below, while it still may).
         let mm = crate::session::own_mm();
         for (i, (comm, cmdline)) in chain.iter().enumerate() {
             // The command line must outlive the process: leaked on purpose.
@@ -299,7 +284,6 @@ fn run(uid: u32, chain: &[StubLevel], server: &[CString], envp: *const *const c_
                 libc::_exit(127);
             }
             if c > 0 {
-                drop_to(uid);
                 libc::_exit(wait_for(c));
             }
         }
@@ -316,9 +300,6 @@ fn run(uid: u32, chain: &[StubLevel], server: &[CString], envp: *const *const c_
             libc::close(EXIT_FD);
             libc::close(DONE_FD);
             seal_parent();
-            if uid != 0 && !crate::session::become_user(uid) {
-                libc::_exit(126);
-            }
             libc::execve(argv[0], argv.as_ptr(), envp);
             let e = std::io::Error::last_os_error();
             let msg = format!("{}: {e}\n", server[0].to_string_lossy());
@@ -329,7 +310,6 @@ fn run(uid: u32, chain: &[StubLevel], server: &[CString], envp: *const *const c_
                 126
             });
         }
-        drop_to(uid);
         let code = wait_for(s);
         let msg = format!("{code}\n");
         libc::write(EXIT_FD, msg.as_ptr().cast(), msg.len());
@@ -352,10 +332,9 @@ mod tests {
                     .all(|l| l.comm.len() <= 15 && !l.argv.is_empty())
             );
             let server = vec!["/usr/bin/python3".to_string(), "server.py".into()];
-            let args = stub_args(1000, &chain, &server);
+            let args = stub_args(&chain, &server);
             assert_eq!(args[0], MAGIC);
-            assert_eq!(args[1], "1000");
-            let bytes: Vec<&[u8]> = args[2..].iter().map(|a| a.as_bytes()).collect();
+            let bytes: Vec<&[u8]> = args[1..].iter().map(|a| a.as_bytes()).collect();
             let (parsed, srv) = parse(&bytes).expect("parses");
             assert_eq!(srv.len(), 2);
             assert_eq!(parsed.len(), chain.len());

@@ -518,17 +518,6 @@ impl Sandbox {
             let _ = std::fs::write(&p, content);
         }
         spec.identity.age_tree(&run.home);
-        // Run as root on the host (every id mapped) with the client stub: the server, its client
-        // and the user's session run as the persona's uid 1000, like a desktop user, not as
-        // root; HOME (the workspace in it) becomes theirs. Times are kept (chown changes ctime).
-        // SAFETY: getuid/getgid cannot fail.
-        let desktop_uid: Option<u32> = (unsafe { libc::getuid() == 0 && libc::getgid() == 0 }
-            && identity_map("/proc/self/uid_map").is_some()
-            && identity_map("/proc/self/gid_map").is_some())
-        .then_some(DESKTOP_UID);
-        if let Some(id) = desktop_uid {
-            chown_tree(&run.home, id);
-        }
         let rules = format!(
             "table ip mcpscan {{\n  chain out {{\n    type nat hook output priority -100; policy accept;\n    ip daddr 127.0.0.1 accept\n    ip daddr {SINK_ADDR_STR} accept\n    udp dport 53 dnat to {SINK_ADDR_STR}:{DNS_PORT}\n    meta l4proto tcp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n    meta l4proto udp dnat to {SINK_ADDR_STR}:{SINK_PORT}\n  }}\n}}\n"
         );
@@ -574,8 +563,7 @@ impl Sandbox {
                 pid_ns = Some(PidNs {
                     proc_: cstr("/proc")?,
                     proc_fs: cstr("proc")?,
-                    session: crate::session::Session::generate(spec.identity.seed)
-                        .prepare(desktop_uid.unwrap_or(0)),
+                    session: crate::session::Session::generate(spec.identity.seed).prepare(),
                     timens_offsets: if nsenter_has_time {
                         crate::session::uptime_offsets(spec.identity.seed)
                     } else {
@@ -600,11 +588,7 @@ impl Sandbox {
                         spec.identity.seed,
                     );
                     v.push(format!("/proc/self/fd/{}", crate::launcher::EXE_FD));
-                    v.extend(crate::launcher::stub_args(
-                        desktop_uid.unwrap_or(0),
-                        &chain,
-                        &full_cmd,
-                    ));
+                    v.extend(crate::launcher::stub_args(&chain, &full_cmd));
                 } else {
                     v.extend(["/bin/sh".to_string(), "-c".into(), LAUNCH_SCRIPT.into()]);
                     v.extend(full_cmd.iter().cloned());
@@ -668,14 +652,6 @@ impl Sandbox {
                     .unwrap_or(&run.home),
             ),
             tmp: &run.tmp,
-            user: desktop_uid.map(|id| {
-                (
-                    spec.identity.user.as_str(),
-                    spec.identity.full_name.as_str(),
-                    spec.identity.home.as_str(),
-                    id,
-                )
-            }),
             needed: &needed,
             anchors: &crate::contain::dotdot_anchors(&full_cmd),
             hostname,
@@ -960,24 +936,6 @@ impl Sandbox {
 impl Drop for Sandbox {
     fn drop(&mut self) {
         self.kill();
-    }
-}
-
-/// The persona's uid and gid when the sandbox can map them (see `desktop_uid` in `launch`).
-pub const DESKTOP_UID: u32 = 1000;
-
-/// `lchown`s `dir` and everything beneath it (links themselves, not their targets).
-fn chown_tree(dir: &Path, id: u32) {
-    let _ = std::os::unix::fs::lchown(dir, Some(id), Some(id));
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                chown_tree(&p, id);
-            } else {
-                let _ = std::os::unix::fs::lchown(&p, Some(id), Some(id));
-            }
-        }
     }
 }
 

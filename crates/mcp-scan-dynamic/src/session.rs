@@ -21,8 +21,6 @@ pub struct FakeProc {
     /// `comm` (at most 15 bytes, as the kernel keeps it).
     pub comm: String,
     pub argv: Vec<String>,
-    /// Runs as the desktop user (the user's session), not as root (system services).
-    pub user: bool,
 }
 
 /// PID 1 and the processes it starts, in creation order (a parent before its children).
@@ -107,7 +105,6 @@ impl Session {
                 continue;
             }
             procs.push(FakeProc {
-                user: false,
                 pid: step(&mut r, 3, 90),
                 parent: None,
                 comm: comm.to_string(),
@@ -116,7 +113,6 @@ impl Session {
         }
         let user_systemd = procs.len();
         procs.push(FakeProc {
-            user: true,
             pid: step(&mut r, 300, 900),
             parent: None,
             comm: "systemd".into(),
@@ -124,7 +120,6 @@ impl Session {
         });
         for (argv, comm) in USER {
             procs.push(FakeProc {
-                user: true,
                 pid: step(&mut r, 2, 40),
                 parent: Some(user_systemd),
                 comm: comm.to_string(),
@@ -132,7 +127,6 @@ impl Session {
             });
         }
         procs.push(FakeProc {
-            user: true,
             pid: step(&mut r, 200, 1500),
             parent: Some(user_systemd),
             comm: "gnome-terminal-".into(),
@@ -143,7 +137,6 @@ impl Session {
         let editor_in = r.below(shells as u64) as usize;
         for i in 0..shells {
             procs.push(FakeProc {
-                user: true,
                 pid: step(&mut r, 5, 300),
                 parent: Some(terminal),
                 comm: "bash".into(),
@@ -157,7 +150,6 @@ impl Session {
                     argv.push(r.pick(&["notes.md", "README.md", "."]).to_string());
                 }
                 procs.push(FakeProc {
-                    user: true,
                     pid: step(&mut r, 3, 400),
                     parent: Some(shell),
                     comm: comm.into(),
@@ -205,8 +197,6 @@ pub fn uptime_offsets(seed: u64) -> Vec<u8> {
 
 /// A session prepared for the post-fork code: NUL-separated command lines and decimal PIDs.
 pub(crate) struct Prepared {
-    /// The desktop user's uid for the user session's processes (0: all stay root).
-    pub uid: u32,
     pub init_comm: CString,
     pub init_cmdline: Vec<u8>,
     pub procs: Vec<PreparedProc>,
@@ -219,7 +209,6 @@ pub(crate) struct PreparedProc {
     pub parent: Option<usize>,
     pub comm: CString,
     pub cmdline: Vec<u8>,
-    pub user: bool,
 }
 
 fn cmdline(argv: &[String]) -> Vec<u8> {
@@ -237,9 +226,8 @@ fn comm(s: &str) -> CString {
 }
 
 impl Session {
-    pub(crate) fn prepare(&self, uid: u32) -> Prepared {
+    pub(crate) fn prepare(&self) -> Prepared {
         Prepared {
-            uid,
             init_comm: comm(&self.init_comm),
             init_cmdline: cmdline(&self.init_argv),
             procs: self
@@ -250,7 +238,6 @@ impl Session {
                     parent: p.parent,
                     comm: comm(&p.comm),
                     cmdline: cmdline(&p.argv),
-                    user: p.user,
                 })
                 .collect(),
             next_pid: self.next_pid.to_string().into_bytes(),
@@ -362,18 +349,6 @@ pub(crate) fn become_proc(mm: &[u64; 11], name: &CString, cmdline: &[u8]) -> boo
     }
 }
 
-/// Becomes the desktop user `uid` (gid and only group the same). Post-fork safe. False when the
-/// kernel refused (the caller must not go on as root where a user is expected).
-pub(crate) fn become_user(uid: u32) -> bool {
-    let groups = [uid as libc::gid_t];
-    // SAFETY: credential syscalls on our own process.
-    unsafe {
-        libc::setgroups(1, groups.as_ptr()) == 0
-            && libc::setresgid(uid, uid, uid) == 0
-            && libc::setresuid(uid, uid, uid) == 0
-    }
-}
-
 fn set_last_pid(pid: &[u8]) {
     // Best effort: without it the PIDs are just lower.
     let mut path = *b"/proc/sys/kernel/ns_last_pid\0";
@@ -438,11 +413,6 @@ fn spawn_children(s: &Prepared, parent: Option<usize>, mm: &[u64; 11], inherited
                     libc::_exit(0);
                 }
                 spawn_children(s, Some(i), mm, sync[1]);
-                // The user's processes drop to the user's uid once their own children are
-                // forked (setting the next PID needs root).
-                if p.user && s.uid != 0 && become_user(s.uid) {
-                    libc::prctl(libc::PR_SET_DUMPABLE, 0);
-                }
                 libc::close(sync[1]);
                 loop {
                     libc::pause();
@@ -518,7 +488,7 @@ mod tests {
 
     #[test]
     fn prepared_command_lines_are_nul_separated_and_names_fit_comm() {
-        let s = Session::generate(3).prepare(1000);
+        let s = Session::generate(3).prepare();
         assert_eq!(s.init_cmdline, b"/sbin/init\0splash\0");
         assert!(s.procs.iter().all(|p| p.cmdline.ends_with(&[0])));
         assert!(s.procs.iter().all(|p| p.comm.as_bytes().len() <= 15));

@@ -357,8 +357,6 @@ fixture_tests! {
     naming_the_launching_client_from_the_process_tree_is_low => "honest_parent_chain",
     dormant_on_a_box_up_less_than_a_day_is_caught => "evade_fresh_boot",
     showing_uptime_and_boot_time_is_clean => "honest_fresh_boot",
-    dormant_as_root_or_a_user_the_system_does_not_know_is_caught => "evade_root_user",
-    showing_who_it_runs_as_is_clean => "honest_root_user",
 }
 
 fn mcp2() -> String {
