@@ -775,7 +775,13 @@ impl Sandbox {
             prep.net_cmds.iter().map(|(_, a, _)| ptrs(a)).collect();
         let empty_env: [*const c_char; 1] = [std::ptr::null()];
 
-        // Pipes and the status socketpair.
+        // Pipes and the status socketpair. A launch on another thread forks C1, which keeps
+        // every descriptor it inherited: our child ends must not exist then, or our status
+        // socket never reports EOF (seen as a hang of two scans started at once).
+        static FORKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let forking = FORKING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
         let setup_err = |what: &str, e: nix::Error| {
             SandboxError::new(
@@ -826,6 +832,7 @@ impl Sandbox {
         drop(err_w);
         drop(tr_w);
         drop(ex_w);
+        drop(forking);
         let relays = prep.pid_ns.is_some();
         let mut sb = Sandbox {
             stdin: Some(in_w),
