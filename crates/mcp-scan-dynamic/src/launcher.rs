@@ -9,9 +9,10 @@
 //! like the launch shell did. The chain's top is adopted by the namespace's PID 1 (the session's
 //! init), so the ancestry reads server → client → … → `/sbin/init`.
 //!
-//! What the stub's `/proc` files would still tell (`exe`, `maps`, `environ`: the scanner's binary)
-//! is closed to the server by one more Landlock layer the server alone gets: a process cannot
-//! ptrace-read a process of an enclosing Landlock domain. Without Landlock those stay readable.
+//! Still readable: the parent's `exe` and `maps` name the scanner's binary (a host path absent
+//! from the sandbox). A Landlock layer of the server's own would close them, but it closes the
+//! parent's `cwd` and `root` too, which a server may read on any desktop (and red-team fixture
+//! `evade_proc_paths` reads through), so it is not applied.
 
 use crate::identity::Rng;
 use std::ffi::{CStr, CString, c_char, c_int};
@@ -189,63 +190,6 @@ fn wait_for(pid: libc::pid_t) -> c_int {
     }
 }
 
-/// One more Landlock layer for the server alone: it cannot ptrace-read (`exe`, `maps`,
-/// `environ`) the stub's processes, which stay in the enclosing domain. It handles block device
-/// nodes and, from ABI 2, moves across directories (which any ruleset denies unless a rule
-/// grants them) and grants both beneath `/`: it takes nothing away the enclosing one allows.
-fn seal_parent() {
-    #[repr(C)]
-    struct Attr {
-        handled_access_fs: u64,
-    }
-    #[repr(C, packed)]
-    struct PathBeneath {
-        allowed_access: u64,
-        parent_fd: c_int,
-    }
-    const MAKE_BLOCK: u64 = 1 << 11;
-    const REFER: u64 = 1 << 13;
-    let abi = crate::contain::landlock_abi();
-    if abi == 0 {
-        return;
-    }
-    let rights = MAKE_BLOCK | if abi >= 2 { REFER } else { 0 };
-    let attr = Attr {
-        handled_access_fs: rights,
-    };
-    // SAFETY: Landlock syscalls with correctly laid-out first-ABI attributes and our own fds.
-    unsafe {
-        let fd = libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            &attr as *const Attr,
-            std::mem::size_of::<Attr>(),
-            0u32,
-        ) as c_int;
-        if fd < 0 {
-            return;
-        }
-        let root = libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
-        let rule = PathBeneath {
-            allowed_access: rights,
-            parent_fd: root,
-        };
-        let added = root >= 0
-            && libc::syscall(
-                libc::SYS_landlock_add_rule,
-                fd,
-                1 as c_int, // LANDLOCK_RULE_PATH_BENEATH
-                &rule as *const PathBeneath,
-                0u32,
-            ) == 0;
-        // Without its rule the layer would deny moves across directories: none then.
-        if added {
-            libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32);
-        }
-        libc::close(root);
-        libc::close(fd);
-    }
-}
-
 /// The chain, then the server below its last process. Returns the exit code for the first
 /// process (the one `nsenter` started, which leaves at once so PID 1 adopts the chain).
 fn run(chain: &[StubLevel], server: &[CString], envp: *const *const c_char) -> c_int {
@@ -299,7 +243,6 @@ fn run(chain: &[StubLevel], server: &[CString], envp: *const *const c_char) -> c
         if s == 0 {
             libc::close(EXIT_FD);
             libc::close(DONE_FD);
-            seal_parent();
             libc::execve(argv[0], argv.as_ptr(), envp);
             let e = std::io::Error::last_os_error();
             let msg = format!("{}: {e}\n", server[0].to_string_lossy());

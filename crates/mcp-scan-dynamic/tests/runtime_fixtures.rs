@@ -849,8 +849,7 @@ fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
         "the server's parent has a fresh box's PID: {chain:?}"
     );
     // The parent is the client's process (VS Code's extension host, the default profile) below
-    // VS Code's main process, which PID 1 adopted: no launch shell, and the stub's own
-    // executable and memory map stay closed to the server.
+    // VS Code's main process, which PID 1 adopted: no launch shell.
     let parent = procs[&chain[0].to_string()].as_array().expect("parent");
     assert_eq!(parent[0], "code", "{parent:?}");
     let line = parent[1].as_str().unwrap_or_default();
@@ -860,13 +859,6 @@ fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
     );
     assert_eq!(chain.len(), 3, "server < code < code < PID 1: {chain:?}");
     assert_eq!(procs[&chain[1].to_string()][0], "code");
-    for k in ["parent_exe", "parent_maps"] {
-        assert!(
-            v[k].as_str().is_some_and(|e| e.starts_with("error")),
-            "the parent's {k} is readable: {}",
-            v[k]
-        );
-    }
     // The server and its parent carry the test's marker argument (`--mcp-scan-test-…`).
     let all: String = procs
         .values()
