@@ -676,7 +676,9 @@ pub fn synthesize(
         for k in &string_keys {
             args.insert(k.clone(), json!(value));
         }
-        let uses_marker = p.value.contains("{probe}");
+        // The SQL control's word is the marker's text only to look like data: it is no exec
+        // probe (a tool passing it on as an argument executes nothing).
+        let uses_marker = p.value.contains("{probe}") && p.kind != ProbeKind::SqlControl;
         calls.push(CallInput {
             label: p.name.clone(),
             arguments: args,
