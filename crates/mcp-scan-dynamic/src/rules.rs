@@ -860,7 +860,7 @@ mod tests {
                 .is_some_and(|l| l.contains("(unclosed")),
             "{e}"
         );
-        let quoted = RUNTIME_TOML.replace("{probe} OR 1=1", "{probe}' OR 1=1");
+        let quoted = RUNTIME_TOML.replace("mcpscan_nomatch OR", "mcpscan_nomatch' OR");
         assert_ne!(quoted, RUNTIME_TOML);
         let e = RuntimeRules::compile("x.toml", &quoted, RULE_FILES).expect_err("quoted control");
         assert!(e.to_string().contains("must not contain quotes"), "{e}");
