@@ -1538,7 +1538,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                 RuleId::LaterCall,
                 &target,
                 format!(
-                    "call #{n} did what call #1 with the same input did not: {}",
+                    "call #{n} did what call #1 with a like input did not: {}",
                     sorted.join(", ")
                 ),
                 key,

@@ -918,6 +918,9 @@ pub(crate) struct LandlockRules {
     pub write: Vec<CString>,
     pub devices: Vec<CString>,
     pub proc_: Vec<CString>,
+    /// Single files that may be run (and read) although they live outside the root: the
+    /// scanner's own executable, which launches the server as its client would (launcher.rs).
+    pub exec_files: Vec<c_int>,
 }
 
 /// Restricts this process and everything it runs: the whole tree readable and executable,
@@ -986,6 +989,19 @@ pub(crate) fn landlock_restrict(rules: &LandlockRules) -> (u32, u8) {
                 );
                 libc::close(pfd);
             }
+        }
+        for f in &rules.exec_files {
+            let rule = PathBeneathAttr {
+                allowed_access: FS_EXECUTE | FS_READ_FILE,
+                parent_fd: *f,
+            };
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                fd,
+                LANDLOCK_RULE_PATH_BENEATH,
+                &rule as *const PathBeneathAttr,
+                0u32,
+            );
         }
         let ok = libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) == 0;
         libc::close(fd);

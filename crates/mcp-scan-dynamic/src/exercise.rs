@@ -542,9 +542,12 @@ where
             });
         seq += 1;
         // More valid calls before the probes, so behaviour that waits for the Nth call shows.
+        // Each a like input, not the same one again (see inputs::valid_variant).
         let valid = inputs[0].clone();
-        for _ in 1..cfg.valid_calls.max(1) {
-            inputs.insert(1, valid.clone());
+        for n in (1..cfg.valid_calls.max(1)).rev() {
+            let mut v = valid.clone();
+            v.arguments = inputs::valid_variant(&schema, &cfg.style, u64::from(n));
+            inputs.insert(1, v);
         }
         for (i, input) in inputs.into_iter().enumerate() {
             if ex.aborted.is_some() {
@@ -637,8 +640,19 @@ where
                     continue;
                 }
                 let n = ex.calls.iter().filter(|c| c.name == name).count() as u32 + 1;
+                let valids = ex
+                    .calls
+                    .iter()
+                    .filter(|c| c.name == name && c.label == "valid")
+                    .count() as u64;
+                let schema = tool
+                    .get("inputSchema")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
                 let mut rec = CallRecord {
                     n,
+                    arguments: Some(inputs::valid_variant(&schema, &cfg.style, valids)),
                     // A repeat of the valid call: what it does that the first did not is MCPS-R011.
                     label: "valid".into(),
                     start: now(),

@@ -83,11 +83,14 @@ const HOSTS: &[&str] = &["github.com", "docs.python.org", "wikipedia.org", "pypi
 const FILES: &[&str] = &["notes.txt"];
 
 thread_local! {
-    static STYLE: std::cell::RefCell<(InputStyle, u64)> =
-        std::cell::RefCell::new((InputStyle::default(), 0));
+    /// The style, the tool's salt, and which of the tool's valid calls this is (0: the first).
+    static STYLE: std::cell::RefCell<(InputStyle, u64, u64)> =
+        std::cell::RefCell::new((InputStyle::default(), 0, 0));
 }
 
-/// The n-th plausible pick of `items` for the current style (fixed per run and key).
+/// The plausible pick of `items` for the current style (fixed per run and key), moved on by
+/// one per later valid call: a person asks a second question, not the same one twice, and a
+/// server that compares successive inputs would take a repeat for a scanner's.
 fn pick(items: &[&'static str], key: &str) -> &'static str {
     STYLE.with(|s| {
         let s = s.borrow();
@@ -95,8 +98,14 @@ fn pick(items: &[&'static str], key: &str) -> &'static str {
             .bytes()
             .fold(s.0.seed ^ s.1, |h, b| h.rotate_left(5) ^ u64::from(b));
         let mut r = crate::identity::Rng::new(h);
-        *r.pick(items)
+        let base = r.below(items.len() as u64);
+        items[((base + s.2) % items.len() as u64) as usize]
     })
+}
+
+/// Which valid call of the tool is being made (0: the first).
+fn variant() -> u64 {
+    STYLE.with(|s| s.borrow().2)
 }
 
 fn work_dir() -> String {
@@ -328,10 +337,10 @@ fn seeded(key: &str) -> Option<crate::identity::Rng> {
     STYLE.with(|s| {
         let s = s.borrow();
         (s.0.seed != 0).then(|| {
-            crate::identity::Rng::new(
-                key.bytes()
-                    .fold(s.0.seed ^ s.1, |h, b| h.rotate_left(5) ^ u64::from(b)),
-            )
+            crate::identity::Rng::new(key.bytes().fold(
+                s.0.seed ^ s.1 ^ s.2.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                |h, b| h.rotate_left(5) ^ u64::from(b),
+            ))
         })
     })
 }
@@ -481,7 +490,9 @@ pub fn valid_value(
                 .get("maximum")
                 .and_then(Value::as_i64)
                 .unwrap_or(i64::MAX);
-            json!(min.max(1).min(max).max(min))
+            let v = min.max(1).min(max).max(min);
+            // Later calls ask for a little more (a page size, a count), within the bounds.
+            json!(v.saturating_add(variant() as i64).min(max).max(min))
         }
         Some("number") => {
             let min = schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0);
@@ -606,8 +617,25 @@ pub fn synthesize_with(
         .unwrap_or_default()
         .bytes()
         .fold(0u64, |h, b| h.rotate_left(7) ^ u64::from(b));
-    let prev = STYLE.with(|s| s.replace((style.clone(), salt)));
+    let prev = STYLE.with(|s| s.replace((style.clone(), salt, 0)));
     let out = synthesize(input_schema, probes, marker);
+    STYLE.with(|s| s.replace(prev));
+    out
+}
+
+/// The tool's `n`-th valid input (0: the first, as [`synthesize_with`] makes it): as true to
+/// the schema, with other picks (words, phrases, sites, counts) so no two calls repeat.
+pub fn valid_variant(
+    input_schema: &Map<String, Value>,
+    style: &InputStyle,
+    n: u64,
+) -> Map<String, Value> {
+    let salt = serde_json::to_string(input_schema)
+        .unwrap_or_default()
+        .bytes()
+        .fold(0u64, |h, b| h.rotate_left(7) ^ u64::from(b));
+    let prev = STYLE.with(|s| s.replace((style.clone(), salt, n)));
+    let out = valid_object(input_schema, input_schema, 0);
     STYLE.with(|s| s.replace(prev));
     out
 }
@@ -641,14 +669,16 @@ pub fn synthesize(
     for (i, p) in probes.iter().enumerate() {
         let m = marker(i);
         let value = match p.kind {
-            ProbeKind::Size => "A".repeat(100_000),
+            ProbeKind::Size => oversized(&m),
             _ => p.value.replace("{probe}", &m),
         };
         let mut args = valid.clone();
         for k in &string_keys {
             args.insert(k.clone(), json!(value));
         }
-        let uses_marker = p.value.contains("{probe}");
+        // The SQL control's word is the marker's text only to look like data: it is no exec
+        // probe (a tool passing it on as an argument executes nothing).
+        let uses_marker = p.value.contains("{probe}") && p.kind != ProbeKind::SqlControl;
         calls.push(CallInput {
             label: p.name.clone(),
             arguments: args,
@@ -657,6 +687,26 @@ pub fn synthesize(
         });
     }
     calls
+}
+
+/// 100,000 characters of pasted-looking text for the size probe: words picked from the run's
+/// marker, not one letter repeated (a fixed `AAAA…` is a scanner's signature).
+fn oversized(marker: &str) -> String {
+    let mut r = crate::identity::Rng::new(
+        marker
+            .bytes()
+            .fold(0x51a3_u64, |h, b| h.rotate_left(5) ^ u64::from(b)),
+    );
+    let mut s = String::with_capacity(100_100);
+    while s.len() < 100_000 {
+        if !s.is_empty() {
+            s.push(if r.chance(8) { '\n' } else { ' ' });
+        }
+        let w: &&str = r.pick(WORDS);
+        s.push_str(w);
+    }
+    s.truncate(100_000);
+    s
 }
 
 /// Arguments for a prompt's declared arguments (all strings).
@@ -901,6 +951,58 @@ mod tests {
                     .is_some_and(|l| l.len() >= 12 && !l.contains("xx"))
             );
         }
+    }
+
+    #[test]
+    fn later_valid_calls_ask_something_else_true_to_the_schema() {
+        let s = obj(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "message": {"type": "string"},
+                "site": {"type": "string", "format": "uri"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 3},
+                "when": {"type": "string", "format": "date"},
+                "mode": {"type": "string", "enum": ["fast", "slow"]}
+            }
+        }));
+        for seed in 1..40u64 {
+            let style = InputStyle {
+                work: "/home/maria/projects/ledger".into(),
+                seed,
+            };
+            let first = &synthesize_with(&s, &[], &style, &|i| i.to_string())[0].arguments;
+            assert_eq!(first, &valid_variant(&s, &style, 0), "seed {seed}");
+            let mut seen = vec![first.clone()];
+            for n in 1..4u64 {
+                let v = valid_variant(&s, &style, n);
+                // Free text, sites and counts move on; enums stay valid; nothing repeats the
+                // previous call's value (a server comparing successive inputs sees a person).
+                let prev = seen.last().expect("one");
+                for k in ["query", "message", "site"] {
+                    assert_ne!(v[k], prev[k], "seed {seed} call {n} {k}");
+                    looks_typed(v[k].as_str().expect("string"))
+                        .unwrap_or_else(|e| panic!("seed {seed} {k}: {e}"));
+                }
+                let limit = v["limit"].as_i64().expect("integer");
+                assert!((1..=3).contains(&limit), "{limit}");
+                assert_eq!(v["mode"], json!("fast"));
+                assert!(
+                    !seen.contains(&v),
+                    "seed {seed}: call {n} repeats an earlier one"
+                );
+                seen.push(v);
+            }
+        }
+    }
+
+    #[test]
+    fn the_size_probe_is_words_not_one_letter_and_varies_with_the_marker() {
+        let a = oversized("ledgertovami3f");
+        assert_eq!(a.len(), 100_000);
+        assert!(a.split_whitespace().count() > 5_000);
+        assert!(!a.contains("AAAA"));
+        assert_ne!(a, oversized("budgetkosalu3f"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod events;
 pub mod exercise;
 pub mod identity;
 pub mod inputs;
+pub mod launcher;
 pub mod paths;
 pub mod pins;
 pub mod resolver;
@@ -309,6 +310,7 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         work_files: vec![(inputs::SAMPLE_FILE.into(), inputs::SAMPLE_CONTENT.into())],
         ipv6: opts.ipv6,
         identity: persona.clone(),
+        client: opts.client.name.clone(),
     };
     let decoys = persona.lived_in_files();
     let mut sb = sandbox::Sandbox::launch(&spec, &run)?;

@@ -17,12 +17,15 @@
 //!                              │                 the desktop session (session.rs): an init's name,
 //!                              │                 daemons and a user session that only pause()
 //!                              └─fork──► T: Landlock, then execve(strace … -- nsenter --mount
-//!                                        --pid (C4's) -- sh -c LAUNCH_SCRIPT server…)
+//!                                        --pid (C4's) -- <our exe> MAGIC chain -- server…)
 //!                              and C2 itself stays a reaper until the launch chain is done.
 //! ```
 //!
-//! The launch shell starts a subshell and ends, so the server's parent (that subshell) is
-//! adopted by C4 like any session process; it reports the server's real wait status on a pipe.
+//! The launch stub (launcher.rs: our own executable, stopped before `main`) forks and ends, so
+//! its child is adopted by C4 like any session process; it becomes the client's process chain
+//! (VS Code's main process and extension host, …) whose last process forks the server and
+//! reports its real wait status on a pipe. Without our executable, a launch shell does the same
+//! with a `sh` as the parent.
 //! The tracer is neither the server's PID 1 nor its parent, TracerPid reads 0, and the
 //! namespace's holder (C4) is not the tracer's child: the tracer ends with the last traced
 //! process. The /proc mount happens in C4, before T applies Landlock (a Landlock domain forbids
@@ -118,6 +121,9 @@ pub struct SandboxSpec {
     pub ipv6: bool,
     /// The persona: HOME's path in the sandbox, the hostname, file times of HOME.
     pub identity: crate::identity::Identity,
+    /// The `clientInfo.name` of the client profile: the server's parent process is that client's
+    /// (launcher.rs).
+    pub client: String,
 }
 
 /// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
@@ -269,6 +275,8 @@ struct Prepared {
     /// Writable again after everything is made read-only (each mount alone, not its children).
     rw_again: Vec<CString>,
     landlock: crate::contain::LandlockRules,
+    /// Our own executable (O_PATH), handed down as `launcher::EXE_FD`; -1 when none.
+    exe_fd: RawFd,
     root: CString,
     work: CString,
     // exec
@@ -293,6 +301,10 @@ struct PidNs {
     proc_fs: CString,
     /// That namespace's PID 1 and the desktop session it starts (crate::session).
     session: crate::session::Prepared,
+    /// `/proc/self/timens_offsets` for the session's and the server's time namespace: uptime
+    /// reads like a desktop's that has been up for days, not the host's (a CI runner boots per
+    /// job). Empty: no time namespace.
+    timens_offsets: Vec<u8>,
 }
 
 /// Descriptors handed down the launch chain (through the tracer, `nsenter` and the launch
@@ -302,6 +314,8 @@ const MNT_NS_FD: c_int = 4;
 const EXIT_FD: c_int = 5;
 const PID_NS_FD: c_int = 6;
 const DONE_FD: c_int = 7;
+/// The server's time namespace (`nsenter --time`).
+const TIME_NS_FD: c_int = 8;
 
 /// Run by `nsenter` in the server's namespaces. The shell starts a subshell and ends, so that
 /// subshell (the server's parent) is adopted by the namespace's PID 1 like any process of a
@@ -524,25 +538,61 @@ impl Sandbox {
 
         // The server's own PID namespace, set up by PID 1 before Landlock (see the module doc).
         let mut pid_ns: Option<PidNs> = None;
+        // Our own executable, the launch stub (launcher.rs); without it the launch shell.
+        // Referencing the constructor keeps it linked into every binary that launches.
+        std::hint::black_box(&crate::launcher::STUB_INIT);
+        // SAFETY: open of a NUL-terminated path; the descriptor is owned from here on.
+        let exe_fd: Option<OwnedFd> = unsafe {
+            let fd = libc::open(c"/proc/self/exe".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+            (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+        };
         let nsenter = which("nsenter", &["/usr/bin", "/bin"]);
+        // util-linux 2.36 and later enter time namespaces.
+        static HAS_TIME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let nsenter_has_time = nsenter.as_ref().is_some_and(|n| {
+            *HAS_TIME.get_or_init(|| {
+                Path::new("/proc/self/ns/time").exists()
+                    && std::process::Command::new(n)
+                        .arg("--help")
+                        .output()
+                        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--time"))
+            })
+        }) && exe_fd.is_some();
         let inner: Vec<String> = match nsenter {
             Some(n) => {
                 pid_ns = Some(PidNs {
                     proc_: cstr("/proc")?,
                     proc_fs: cstr("proc")?,
                     session: crate::session::Session::generate(spec.identity.seed).prepare(),
+                    timens_offsets: if nsenter_has_time {
+                        crate::session::uptime_offsets(spec.identity.seed)
+                    } else {
+                        Vec::new()
+                    },
                 });
                 let mut v = vec![
                     n.to_string_lossy().into_owned(),
                     format!("--mount=/proc/self/fd/{MNT_NS_FD}"),
                     format!("--pid=/proc/self/fd/{PID_NS_FD}"),
                     format!("--wd={}", spec.identity.work),
-                    "--".into(),
-                    "/bin/sh".to_string(),
-                    "-c".into(),
-                    LAUNCH_SCRIPT.into(),
                 ];
-                v.extend(full_cmd.iter().cloned());
+                if nsenter_has_time {
+                    v.push(format!("--time=/proc/self/fd/{TIME_NS_FD}"));
+                }
+                v.push("--".into());
+                if exe_fd.is_some() {
+                    // The client's process chain (launcher.rs), run from our own executable.
+                    let chain = crate::launcher::chain_for(
+                        &spec.client,
+                        &spec.identity.user,
+                        spec.identity.seed,
+                    );
+                    v.push(format!("/proc/self/fd/{}", crate::launcher::EXE_FD));
+                    v.extend(crate::launcher::stub_args(&chain, &full_cmd));
+                } else {
+                    v.extend(["/bin/sh".to_string(), "-c".into(), LAUNCH_SCRIPT.into()]);
+                    v.extend(full_cmd.iter().cloned());
+                }
                 v
             }
             None => {
@@ -702,7 +752,9 @@ impl Sandbox {
                     .collect::<Result<_, _>>()?,
                 devices: vec![cstr("/dev")?],
                 proc_: vec![cstr("/proc")?],
+                exec_files: exe_fd.iter().map(AsRawFd::as_raw_fd).collect(),
             },
+            exe_fd: exe_fd.as_ref().map_or(-1, AsRawFd::as_raw_fd),
             root: cstr("/")?,
             work: cstr(&spec.identity.work)?,
             exe: cstr(&argv_strings[0])?,
@@ -723,7 +775,13 @@ impl Sandbox {
             prep.net_cmds.iter().map(|(_, a, _)| ptrs(a)).collect();
         let empty_env: [*const c_char; 1] = [std::ptr::null()];
 
-        // Pipes and the status socketpair.
+        // Pipes and the status socketpair. A launch on another thread forks C1, which keeps
+        // every descriptor it inherited: our child ends must not exist then, or our status
+        // socket never reports EOF (seen as a hang of two scans started at once).
+        static FORKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let forking = FORKING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let pipe = || nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC);
         let setup_err = |what: &str, e: nix::Error| {
             SandboxError::new(
@@ -774,6 +832,7 @@ impl Sandbox {
         drop(err_w);
         drop(tr_w);
         drop(ex_w);
+        drop(forking);
         let relays = prep.pid_ns.is_some();
         let mut sb = Sandbox {
             stdin: Some(in_w),
@@ -1299,7 +1358,7 @@ fn ns_path(path: &mut [u8; 48], pid: libc::pid_t, what: &[u8]) {
 /// the session (crate::session). Only that child is in the new namespace: PID 1's later children
 /// (the tracer) stay outside. Returns descriptors of its mount and PID namespaces (for
 /// `nsenter`). Post-fork safe.
-fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
+fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd, RawFd) {
     const STEP: usize = 21;
     // SAFETY: post-fork child; only raw syscalls on pre-built data and stack buffers.
     unsafe {
@@ -1341,7 +1400,12 @@ fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
                     ns.proc_fs.as_ptr(),
                     libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                     std::ptr::null(),
-                ) == 0;
+                ) == 0
+                // A time namespace for the session and the server (its offsets are set before
+                // any process is in it).
+                && (ns.timens_offsets.is_empty()
+                    || (libc::unshare(libc::CLONE_NEWTIME) == 0
+                        && write_file(b"/proc/self/timens_offsets\0", &ns.timens_offsets)));
             let e: i32 = if ok { 0 } else { errno().max(1) };
             libc::write(sync[1], e.to_le_bytes().as_ptr().cast(), 4);
             if !ok {
@@ -1387,12 +1451,22 @@ fn start_pid_ns(ns: &PidNs, status_fd: RawFd) -> (RawFd, RawFd) {
         if mnt < 0 || pidns < 0 {
             child_fail(status_fd, STEP, errno());
         }
+        let timens = if ns.timens_offsets.is_empty() {
+            -1
+        } else {
+            ns_path(&mut path, pid, b"time_for_children");
+            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                child_fail(status_fd, STEP, errno());
+            }
+            fd
+        };
         libc::write(go[1], b"g".as_ptr().cast(), 1);
         libc::close(go[1]);
         // The session is up: the server's launch gets the next PID.
         read4();
         libc::close(sync[0]);
-        (mnt, pidns)
+        (mnt, pidns, timens)
     }
 }
 
@@ -1496,9 +1570,9 @@ fn c2_main(
         }
         // The server's own PID namespace, with its /proc mounted now: after Landlock no mount is
         // allowed. -1 when there is none.
-        let (mnt_ns, pid_ns) = match &p.pid_ns {
+        let (mnt_ns, pid_ns, time_ns) = match &p.pid_ns {
             Some(ns) => start_pid_ns(ns, status_fd),
-            None => (-1, -1),
+            None => (-1, -1, -1),
         };
         // The launch chain holds this pipe's write end; PID 1 waits for its end. PID 1 stays a
         // plain reaper outside Landlock: the tracer is its child, the server's namespace holder
@@ -1518,7 +1592,7 @@ fn c2_main(
                 argv_p,
                 envp_p,
                 fds,
-                [mnt_ns, pid_ns, done[1]],
+                [mnt_ns, pid_ns, done[1], time_ns],
                 fallbacks,
             );
         }
@@ -1561,7 +1635,7 @@ fn launch_main(
     argv_p: &[*const c_char],
     envp_p: &[*const c_char],
     fds: [RawFd; 5],
-    ns: [RawFd; 3],
+    ns: [RawFd; 4],
     fallbacks: u16,
 ) -> ! {
     // SAFETY: post-fork child; only raw syscalls on pre-built data.
@@ -1584,10 +1658,23 @@ fn launch_main(
         // dup2 clears CLOEXEC on the targets. Sources move above them first so no dup2 can
         // clobber one still to be copied.
         let [i, o, e, t, x] = fds;
-        let [mnt_ns, pid_ns, done] = ns;
-        let targets = [0, 1, 2, 3, MNT_NS_FD, EXIT_FD, PID_NS_FD, DONE_FD];
-        let mut moved = [-1 as c_int; 8];
-        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done]
+        let [mnt_ns, pid_ns, done, time_ns] = ns;
+        let targets = [
+            0,
+            1,
+            2,
+            3,
+            MNT_NS_FD,
+            EXIT_FD,
+            PID_NS_FD,
+            DONE_FD,
+            crate::launcher::EXE_FD,
+            TIME_NS_FD,
+        ];
+        // The executable only goes down the chain with the namespaces (the stub needs them).
+        let exe = if mnt_ns >= 0 { p.exe_fd } else { -1 };
+        let mut moved = [-1 as c_int; 10];
+        for (k, fd) in [i, o, e, t, mnt_ns, x, pid_ns, done, exe, time_ns]
             .into_iter()
             .enumerate()
         {

@@ -167,6 +167,34 @@ impl Session {
     }
 }
 
+/// Seconds a desktop of this seed has been up: a day and a few hours to nine days (laptops
+/// suspend rather than reboot), never the few minutes of a runner that boots per job.
+pub fn uptime_secs(seed: u64) -> u64 {
+    let mut r = Rng::new(seed ^ 0x0b00_7ed5);
+    30 * 3600 + r.below(8 * 86_400)
+}
+
+fn clock_secs(clock: libc::clockid_t) -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime into a stack timespec.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec
+}
+
+/// `/proc/self/timens_offsets` for a time namespace whose uptime is [`uptime_secs`] now, with
+/// part of it spent suspended (CLOCK_MONOTONIC stops in suspend, CLOCK_BOOTTIME does not).
+pub fn uptime_offsets(seed: u64) -> Vec<u8> {
+    let up = uptime_secs(seed) as i64;
+    let mut r = Rng::new(seed ^ 0x5005_9e4d);
+    let suspended = (up * r.below(15) as i64) / 100;
+    let boot = up - clock_secs(libc::CLOCK_BOOTTIME);
+    let mono = up - suspended - clock_secs(libc::CLOCK_MONOTONIC);
+    format!("monotonic {mono} 0\nboottime {boot} 0\n").into_bytes()
+}
+
 /// A session prepared for the post-fork code: NUL-separated command lines and decimal PIDs.
 pub(crate) struct Prepared {
     pub init_comm: CString,
@@ -437,6 +465,25 @@ mod tests {
             "the table varies with the seed"
         );
         assert_eq!(Session::generate(7).procs, Session::generate(7).procs);
+    }
+
+    #[test]
+    fn uptime_is_a_day_or_more_and_varies_with_the_seed() {
+        for seed in 0..100 {
+            let u = uptime_secs(seed);
+            assert!((30 * 3600..9 * 86_400 + 30 * 3600).contains(&u), "{u}");
+        }
+        assert_ne!(uptime_secs(1), uptime_secs(2));
+        let text = String::from_utf8(uptime_offsets(5)).expect("utf8");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("monotonic ") && lines[1].starts_with("boottime "));
+        let boot: i64 = lines[1]
+            .split(' ')
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .expect("offset");
+        let now = clock_secs(libc::CLOCK_BOOTTIME);
+        assert!((now + boot - uptime_secs(5) as i64).abs() <= 1, "{text}");
     }
 
     #[test]

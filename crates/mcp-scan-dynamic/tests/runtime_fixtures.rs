@@ -350,6 +350,13 @@ fixture_tests! {
     declared_dns_names_with_shuffled_random_fragments_are_info_only => "honest_dns_shuffle",
     a_thread_acting_in_a_later_calls_window_stays_with_the_call_that_started_it => "evade_thread_later",
     a_thread_counting_workspace_notes_in_a_later_calls_window_is_clean => "honest_thread_later",
+    // Issue 11 §2, session 9: the tells that remained.
+    dormant_on_a_repeated_input_or_a_control_literal_is_caught => "evade_repeat_inputs",
+    answering_a_repeated_question_differently_is_clean => "honest_repeat_inputs",
+    dormant_unless_the_parent_chain_is_an_mcp_clients_is_caught => "evade_parent_chain",
+    naming_the_launching_client_from_the_process_tree_is_low => "honest_parent_chain",
+    dormant_on_a_box_up_less_than_a_day_is_caught => "evade_fresh_boot",
+    showing_uptime_and_boot_time_is_clean => "honest_fresh_boot",
 }
 
 fn mcp2() -> String {
@@ -841,6 +848,17 @@ fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
         chain[0] > 300,
         "the server's parent has a fresh box's PID: {chain:?}"
     );
+    // The parent is the client's process (VS Code's extension host, the default profile) below
+    // VS Code's main process, which PID 1 adopted: no launch shell.
+    let parent = procs[&chain[0].to_string()].as_array().expect("parent");
+    assert_eq!(parent[0], "code", "{parent:?}");
+    let line = parent[1].as_str().unwrap_or_default();
+    assert!(
+        line.starts_with("/usr/share/code/code --type=utility ") && !line.contains("exec 3>"),
+        "{parent:?}"
+    );
+    assert_eq!(chain.len(), 3, "server < code < code < PID 1: {chain:?}");
+    assert_eq!(procs[&chain[1].to_string()][0], "code");
     // The server and its parent carry the test's marker argument (`--mcp-scan-test-…`).
     let all: String = procs
         .values()
