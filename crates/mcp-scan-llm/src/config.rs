@@ -216,6 +216,35 @@ fn flag_or_env(
     }
 }
 
+/// A duration in seconds from a flag, else the first set environment variable; `(0, max]`.
+fn seconds(
+    flag: Option<f64>,
+    flag_name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    names: &[&str],
+    max: f64,
+) -> Result<Option<Duration>, ConfigError> {
+    let (src, t) = match flag {
+        Some(t) => (flag_name.to_string(), t),
+        None => match first(env, names) {
+            Some((src, v)) => {
+                let t = v
+                    .parse::<f64>()
+                    .map_err(|_| invalid(&src, format!("`{v}` is not a number of seconds")))?;
+                (src, t)
+            }
+            None => return Ok(None),
+        },
+    };
+    if !(t.is_finite() && t > 0.0 && t <= max) {
+        return Err(invalid(
+            &src,
+            format!("must be between 0 and {max} seconds"),
+        ));
+    }
+    Ok(Some(Duration::from_secs_f64(t)))
+}
+
 fn invalid(source: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         source_name: source.to_string(),
@@ -413,39 +442,23 @@ pub fn resolve(
         // only queue there and run into the per-request timeout.
         s.concurrency = 1;
     }
-    let deadline = match args.llm_deadline {
-        Some(t) => Some(("--llm-deadline".to_string(), t)),
-        None => match first(env, &["MCP_SCAN_LLM_DEADLINE"]) {
-            Some((src, v)) => Some((
-                src.clone(),
-                v.parse::<f64>()
-                    .map_err(|_| invalid(&src, format!("`{v}` is not a number of seconds")))?,
-            )),
-            None => None,
-        },
-    };
-    if let Some((src, t)) = deadline {
-        if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
-            return Err(invalid(&src, "must be between 0 and 86400 seconds"));
-        }
-        s.deadline = Duration::from_secs_f64(t);
+    if let Some(t) = seconds(
+        args.llm_deadline,
+        "--llm-deadline",
+        env,
+        &["MCP_SCAN_LLM_DEADLINE"],
+        86_400.0,
+    )? {
+        s.deadline = t;
     }
-    let timeout = match args.llm_timeout {
-        Some(t) => Some(("--llm-timeout".to_string(), t)),
-        None => match first(env, &["MCP_SCAN_LLM_TIMEOUT", "MCP_SCANNER_LLM_TIMEOUT"]) {
-            Some((src, v)) => Some((
-                src.clone(),
-                v.parse::<f64>()
-                    .map_err(|_| invalid(&src, format!("`{v}` is not a number of seconds")))?,
-            )),
-            None => None,
-        },
-    };
-    if let Some((src, t)) = timeout {
-        if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
-            return Err(invalid(&src, "must be between 0 and 3600 seconds"));
-        }
-        s.timeout = Duration::from_secs_f64(t);
+    if let Some(t) = seconds(
+        args.llm_timeout,
+        "--llm-timeout",
+        env,
+        &["MCP_SCAN_LLM_TIMEOUT", "MCP_SCANNER_LLM_TIMEOUT"],
+        3600.0,
+    )? {
+        s.timeout = t;
     }
     if let Some(r) = args.llm_retries {
         if r > 10 {
