@@ -7,7 +7,7 @@ mod stub;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use stub::{Recorded, Reply, Stub};
+use stub::{Recorded, Reply, Stub, keyword_model};
 
 /// Request counts below are of the tools' own requests: the built-in qualification cases run
 /// first, and the stand-in models answer them as a competent model would.
@@ -22,36 +22,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/python")
         .join(name)
-}
-
-/// A model stand-in: a secret reaching the network is exfiltration (citing that evidence id),
-/// anything else is aligned.
-fn keyword_model(req: &Recorded, _: usize) -> Reply {
-    if let Some(r) = Reply::qualification_answer(req) {
-        return r;
-    }
-    let user = req.user_text();
-    let exfil = user
-        .lines()
-        .find(|l| l.contains(" flow: secret:") && l.contains("-> network"))
-        .and_then(|l| l.split_whitespace().next());
-    let verdict = match exfil {
-        Some(id) => serde_json::json!({
-            "mismatch": true,
-            "threat_name": "DATA EXFILTRATION",
-            "description_claims": "formats a note locally",
-            "code_does": "reads ~/.ssh/id_rsa and posts it to 93.184.216.34",
-            "evidence": [id],
-        }),
-        None => serde_json::json!({
-            "mismatch": false,
-            "threat_name": null,
-            "description_claims": "formats a note locally",
-            "code_does": "formats a note locally",
-            "evidence": [],
-        }),
-    };
-    Reply::answer_for(req, &verdict.to_string())
 }
 
 /// Runs the binary with a clean environment: a throwaway HOME and cache, no real secrets.

@@ -10,7 +10,7 @@ use mcp_scan_report::{Format, RenderOptions, render};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use stub::{Recorded, Reply, Stub};
+use stub::{Stub, keyword_model};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,36 +31,6 @@ fn python() -> String {
         "{p} not found: run scripts/test-deps to create the Python venvs with the mcp SDK"
     );
     p
-}
-
-/// A model stand-in: a secret reaching the network is exfiltration (citing that evidence id),
-/// anything else is aligned.
-fn keyword_model(req: &Recorded, _: usize) -> Reply {
-    if let Some(r) = Reply::qualification_answer(req) {
-        return r;
-    }
-    let user = req.user_text();
-    let exfil = user
-        .lines()
-        .find(|l| l.contains(" flow: secret:") && l.contains("-> network"))
-        .and_then(|l| l.split_whitespace().next());
-    let verdict = match exfil {
-        Some(id) => serde_json::json!({
-            "mismatch": true,
-            "threat_name": "DATA EXFILTRATION",
-            "description_claims": "formats a note locally",
-            "code_does": "reads ~/.ssh/id_rsa and posts it to 93.184.216.34",
-            "evidence": [id],
-        }),
-        None => serde_json::json!({
-            "mismatch": false,
-            "threat_name": null,
-            "description_claims": "formats a note locally",
-            "code_does": "formats a note locally",
-            "evidence": [],
-        }),
-    };
-    Reply::answer_for(req, &verdict.to_string())
 }
 
 /// Runs `mcp-scan scan ARGS` with a throwaway HOME, cache and pin store.

@@ -476,3 +476,33 @@ fn reason(status: u16) -> &'static str {
         _ => "Status",
     }
 }
+
+/// A model stand-in: a secret reaching the network is exfiltration (citing that evidence id),
+/// anything else is aligned.
+pub fn keyword_model(req: &Recorded, _: usize) -> Reply {
+    if let Some(r) = Reply::qualification_answer(req) {
+        return r;
+    }
+    let user = req.user_text();
+    let exfil = user
+        .lines()
+        .find(|l| l.contains(" flow: secret:") && l.contains("-> network"))
+        .and_then(|l| l.split_whitespace().next());
+    let verdict = match exfil {
+        Some(id) => serde_json::json!({
+            "mismatch": true,
+            "threat_name": "DATA EXFILTRATION",
+            "description_claims": "formats a note locally",
+            "code_does": "reads ~/.ssh/id_rsa and posts it to 93.184.216.34",
+            "evidence": [id],
+        }),
+        None => serde_json::json!({
+            "mismatch": false,
+            "threat_name": null,
+            "description_claims": "formats a note locally",
+            "code_does": "formats a note locally",
+            "evidence": [],
+        }),
+    };
+    Reply::answer_for(req, &verdict.to_string())
+}
