@@ -2605,15 +2605,7 @@ impl<'a> Resolver<'a> {
                 for (p, a) in func.params.iter().zip(positional) {
                     subst.push(bound_arg(&p.name, &a.value, env));
                 }
-                let mut rets = Vec::new();
-                walk_stmts(&func.body, &mut |st| {
-                    if let StmtKind::Return(Some(r)) = &st.kind {
-                        rets.push(r);
-                    }
-                });
-                let [ret] = rets.as_slice() else {
-                    return None;
-                };
+                let ret = sole_return(&func.body)?;
                 let fenv = Env {
                     m: fm,
                     f: ff,
@@ -3124,15 +3116,7 @@ impl<'a> Resolver<'a> {
                         None => bound_arg(&p.name, &a.value, env),
                     });
                 }
-                let mut rets = Vec::new();
-                walk_stmts(&func.body, &mut |st| {
-                    if let StmtKind::Return(Some(r)) = &st.kind {
-                        rets.push(r);
-                    }
-                });
-                let [ret] = rets.as_slice() else {
-                    return None;
-                };
+                let ret = sole_return(&func.body)?;
                 self.fold_str(
                     ret,
                     Env {
@@ -3199,13 +3183,7 @@ impl<'a> Resolver<'a> {
             {
                 continue;
             }
-            let mut rets = Vec::new();
-            walk_stmts(&func.body, &mut |st| {
-                if let StmtKind::Return(Some(r)) = &st.kind {
-                    rets.push(r);
-                }
-            });
-            let ([ret], Some(this)) = (rets.as_slice(), func.params.first()) else {
+            let (Some(ret), Some(this)) = (sole_return(&func.body), func.params.first()) else {
                 return None;
             };
             let subst = [Subst {
@@ -3261,15 +3239,7 @@ impl<'a> Resolver<'a> {
             return None;
         };
         let func = self.func(fm, ff)?;
-        let mut rets = Vec::new();
-        walk_stmts(&func.body, &mut |st| {
-            if let StmtKind::Return(Some(r)) = &st.kind {
-                rets.push(r);
-            }
-        });
-        let [ret] = rets.as_slice() else {
-            return None;
-        };
+        let ret = sole_return(&func.body)?;
         let ExprKind::Call {
             callee: rcallee,
             args: rargs,
@@ -3551,15 +3521,7 @@ impl<'a> Resolver<'a> {
                     Some(Val::Func(fm, ff)) => {
                         let func = self.func(fm, ff)?;
                         let subst = self.bind_params(func, callee, args, env);
-                        let mut rets: Vec<&'a Expr> = Vec::new();
-                        walk_stmts(&func.body, &mut |s| {
-                            if let StmtKind::Return(Some(r)) = &s.kind {
-                                rets.push(r);
-                            }
-                        });
-                        let [ret] = rets.as_slice() else {
-                            return None;
-                        };
+                        let ret = sole_return(&func.body)?;
                         let fenv = Env {
                             m: fm,
                             f: ff,
@@ -4586,13 +4548,7 @@ impl<'a> Resolver<'a> {
                     f: ff,
                     subst: &subst,
                 };
-                let mut rets: Vec<&'a Expr> = Vec::new();
-                walk_stmts(&func.body, &mut |s| {
-                    if let StmtKind::Return(Some(r)) = &s.kind {
-                        rets.push(r);
-                    }
-                });
-                for r in rets {
+                for r in returns(&func.body) {
                     self.mapping_of(r, inner, depth + 1, out);
                 }
             }
@@ -5260,6 +5216,25 @@ fn is_identifier(t: &str) -> bool {
     let mut cs = t.chars();
     cs.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && cs.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Every `return <expr>` of a body, nested blocks included, in order.
+fn returns(body: &[Stmt]) -> Vec<&Expr> {
+    let mut rets = Vec::new();
+    walk_stmts(body, &mut |st| {
+        if let StmtKind::Return(Some(r)) = &st.kind {
+            rets.push(r);
+        }
+    });
+    rets
+}
+
+/// The body's only `return <expr>`, when it has exactly one.
+fn sole_return(body: &[Stmt]) -> Option<&Expr> {
+    match returns(body).as_slice() {
+        [ret] => Some(*ret),
+        _ => None,
+    }
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
