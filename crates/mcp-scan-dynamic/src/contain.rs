@@ -1,9 +1,12 @@
 //! Containment: the sandbox's root is built from an allow-list, not from the host (see
 //! docs/runtime.md, "Containment").
 //!
-//! PID 1 mounts a fresh tmpfs, shows in it only what the server needs (system directories, the
-//! interpreter and its prefix, PATH entries, the server's project, a few `/etc` files, device
-//! nodes, fresh `/proc`, scratch `/tmp` and HOME) and `pivot_root`s into it. Host directories
+//! PID 1 mounts a fresh tmpfs (or, as root, binds the one the scanner mounted in the run
+//! directory), shows in it only what the server needs (system directories, the interpreter and
+//! its prefix, PATH entries, the server's project, a few `/etc` files, device nodes, fresh
+//! `/proc`, scratch `/tmp` and HOME) and `pivot_root`s into it. Nothing in the mount table names
+//! the host's layout: overlay layers are given by relative names, and host directories outside
+//! the system's own sit at neutral volume paths reached through symlinks. Host directories
 //! are shown through read-only overlays rather than bind mounts: a unix socket (or FIFO) is found
 //! by its inode, and an overlay gives every file an inode of its own, so a host listener's socket
 //! file seen through it refuses connections, now and for sockets made later. Landlock, where the
@@ -235,11 +238,12 @@ pub(crate) enum Step {
     Dir(CString),
     /// A fresh tmpfs with these options.
     Tmpfs(CString, CString),
-    /// A read-only overlay (`data` names the host directory as its lower layer); falls back to
-    /// a bind mount of `src` when the kernel refuses (counted, reported).
+    /// A read-only overlay of the host directory `src` at `dst`; falls back to a bind mount of
+    /// `src` when the kernel refuses (counted, reported). The layers are given to the kernel by
+    /// relative names in the staging directory, since mountinfo shows them as given: an absolute
+    /// host path there names the host's layout (and the scanner's own directories).
     Overlay {
         dst: CString,
-        data: CString,
         src: CString,
     },
     /// A bind mount; `file` creates an empty file to mount on.
@@ -262,16 +266,28 @@ pub(crate) struct RootPlan {
     /// The host directory the new root's tmpfs is mounted on (in the sandbox's mount namespace
     /// only; the host sees it empty).
     pub newroot: CString,
+    /// Where overlays get their layers from: `STAGE/l` (the host directory, bound there for the
+    /// moment of the mount; removed before the pivot) and `STAGE/e` (empty).
+    pub stage: [CString; 3],
     pub steps: Vec<Step>,
-    /// Host paths shown in the sandbox at the same place (for the path resolver and the report).
+    /// Host paths shown in the sandbox (for the report).
     pub shown: Vec<PathBuf>,
+    /// Where each shown host path is in the sandbox, as (sandbox path, host path): at its own
+    /// place, and for a moved one also at its volume (for the path resolver).
+    pub placed: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What the root is made of, besides the host paths.
 pub(crate) struct RootSpec<'a> {
     pub newroot: &'a Path,
-    /// An empty host directory: the overlays' second lower layer (one layer alone is refused).
-    pub empty: &'a Path,
+    /// `newroot` is a tmpfs the host mounted, already holding HOME, `/tmp` and the device nodes
+    /// (`dev_nodes`) as plain directories: nothing is mounted for them.
+    pub rooted: bool,
+    /// Where host directories outside the system's own are mounted (the persona's removable
+    /// volumes, `/media/<user>`), each reached from its own path by a symlink: a mount point
+    /// is the one path every process can read from the mount table, and a host path names the
+    /// host's layout (a checkout called after the scanner, a CI job's work directory).
+    pub volumes: &'a Path,
     pub home: (&'a str, &'a Path),
     pub tmp: &'a Path,
     pub needed: &'a [PathBuf],
@@ -327,16 +343,19 @@ fn c(p: &Path) -> CString {
     CString::new(p.as_os_str().as_encoded_bytes()).unwrap_or_default()
 }
 
-/// Overlay option values escape `\`, `,` and `:` (layer separator).
-fn overlay_escape(p: &Path) -> String {
-    let mut s = String::new();
-    for ch in p.to_string_lossy().chars() {
-        if matches!(ch, '\\' | ',' | ':') {
-            s.push('\\');
-        }
-        s.push(ch);
-    }
-    s
+/// A removable volume's name for a host directory (`1A2B-3C4D`, like a FAT serial number): stable
+/// for the path, and naming nothing of it.
+fn volume_label(p: &Path) -> String {
+    // FNV-1a.
+    let h = p
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let v = (h ^ (h >> 32)) as u32;
+    format!("{:04X}-{:04X}", v >> 16, v & 0xffff)
 }
 
 /// passwd/group lines of system accounts only (ids below 1000, and nobody): the host's own
@@ -412,12 +431,6 @@ impl RootPlan {
         let mut shown: Vec<PathBuf> = Vec::new();
         let overlay = |host: &Path| Step::Overlay {
             dst: c(&inside(host)),
-            data: CString::new(format!(
-                "lowerdir={}:{}",
-                overlay_escape(host),
-                overlay_escape(spec.empty)
-            ))
-            .unwrap_or_default(),
             src: c(host),
         };
         let show_dir = |host: &Path,
@@ -595,7 +608,9 @@ impl RootPlan {
         // One directory of copies of the device nodes (made on the host, where root may mknod)
         // rather than a tmpfs with six read-only binds of the host's nodes.
         let dev_copied = spec.dev_nodes.filter(|d| make_dev_nodes(d));
-        if let Some(dir) = dev_copied {
+        if dev_copied.is_some() && spec.rooted {
+            // The nodes are in the new root's own /dev already.
+        } else if let Some(dir) = dev_copied {
             mounts.push((
                 PathBuf::from("/dev"),
                 Step::Bind {
@@ -635,26 +650,70 @@ impl RootPlan {
         ] {
             links.push((PathBuf::from(l), PathBuf::from(t)));
         }
-        mounts.push((
-            PathBuf::from("/tmp"),
-            Step::Bind {
-                src: c(spec.tmp),
-                dst: c(&inside(Path::new("/tmp"))),
-                file: false,
-            },
-        ));
-        mounts.push((
-            PathBuf::from(spec.home.0),
-            Step::Bind {
-                src: c(spec.home.1),
-                dst: c(&inside(Path::new(spec.home.0))),
-                file: false,
-            },
-        ));
+        if !spec.rooted {
+            mounts.push((
+                PathBuf::from("/tmp"),
+                Step::Bind {
+                    src: c(spec.tmp),
+                    dst: c(&inside(Path::new("/tmp"))),
+                    file: false,
+                },
+            ));
+            mounts.push((
+                PathBuf::from(spec.home.0),
+                Step::Bind {
+                    src: c(spec.home.1),
+                    dst: c(&inside(Path::new(spec.home.0))),
+                    file: false,
+                },
+            ));
+        }
+        // Host directories outside the system's own move to volumes, their sub-mounts with them.
+        let in_place = |p: &Path| {
+            p.starts_with("/etc") || SYSTEM.iter().any(|s| p.starts_with(Path::new("/").join(s)))
+        };
+        let moved: Vec<(PathBuf, PathBuf)> = shown
+            .iter()
+            .filter(|s| s.is_dir() && !in_place(s))
+            .map(|s| (s.clone(), spec.volumes.join(volume_label(s))))
+            .collect();
+        for (p, step) in &mut mounts {
+            if let Some((host, vol)) = moved.iter().find(|(h, _)| p.starts_with(h)) {
+                let at = vol.join(p.strip_prefix(host).unwrap_or(Path::new("")));
+                if let Step::Overlay { dst, .. } = step {
+                    *dst = c(&inside(&at));
+                }
+                *p = at;
+            }
+        }
+        links.extend(moved.iter().cloned());
+        let mut placed: Vec<(PathBuf, PathBuf)> =
+            shown.iter().map(|s| (s.clone(), s.clone())).collect();
+        placed.extend(moved.iter().map(|(h, v)| (v.clone(), h.clone())));
         // Parents before children (a kept project under /tmp goes into the scratch /tmp).
         mounts.sort_by_key(|(p, _)| p.components().count());
 
-        let mut steps = vec![Step::Tmpfs(c(root), c(Path::new("mode=755")))];
+        // A host-made root is bound onto itself: a mount made in this namespace, not the
+        // locked copy of the host's, which pivot_root refuses.
+        let mut steps = vec![if spec.rooted {
+            Step::Bind {
+                src: c(root),
+                dst: c(root),
+                file: false,
+            }
+        } else {
+            Step::Tmpfs(c(root), c(Path::new("mode=755")))
+        }];
+        // "lost+found", the one directory a desktop's root file system has of its own.
+        let stage_dir = root.join("lost+found");
+        let stage = [
+            c(&stage_dir),
+            c(&stage_dir.join("l")),
+            c(&stage_dir.join("e")),
+        ];
+        for d in &stage {
+            steps.push(Step::Dir(d.clone()));
+        }
         let mut made: BTreeSet<PathBuf> = BTreeSet::new();
         let mut mkdirs = |p: &Path, steps: &mut Vec<Step>| {
             let mut cur = PathBuf::from("/");
@@ -687,8 +746,12 @@ impl RootPlan {
             }
             steps.push(step);
         }
+        // An anchor inside a moved directory is there already, and a directory made at its path
+        // would stand where the symlink goes.
         for a in spec.anchors {
-            mkdirs(a, &mut steps);
+            if !moved.iter().any(|(h, _)| a.starts_with(h)) {
+                mkdirs(a, &mut steps);
+            }
         }
         // Symlinks last: none exists while directories are made and mounts placed, so no
         // absolute link target can lead a step out of the new root.
@@ -704,8 +767,10 @@ impl RootPlan {
         }
         RootPlan {
             newroot: c(root),
+            stage,
             steps,
             shown,
+            placed,
         }
     }
 }
@@ -753,9 +818,18 @@ pub(crate) fn build_root(plan: &RootPlan) -> Result<u16, i32> {
                         return Err(errno());
                     }
                 }
-                Step::Overlay { dst, data, src } => {
+                Step::Overlay { dst, src } => {
                     let ovl = c"overlay".as_ptr();
-                    if !mnt(ovl, dst, ovl, libc::MS_RDONLY, data.as_ptr()) {
+                    let [stage, lower, _] = &plan.stage;
+                    let staged = mnt(src.as_ptr(), lower, nul, libc::MS_BIND | libc::MS_REC, nul);
+                    let ok = staged
+                        && libc::chdir(stage.as_ptr()) == 0
+                        && mnt(ovl, dst, ovl, libc::MS_RDONLY, c"lowerdir=l:e".as_ptr());
+                    if staged {
+                        // The overlay holds its own reference to the layer.
+                        libc::umount2(lower.as_ptr(), libc::MNT_DETACH);
+                    }
+                    if !ok {
                         if !mnt(src.as_ptr(), dst, nul, libc::MS_BIND | libc::MS_REC, nul) {
                             return Err(errno());
                         }
@@ -832,6 +906,10 @@ pub(crate) fn build_root(plan: &RootPlan) -> Result<u16, i32> {
                 }
             }
         }
+        // The empty layer stays: an overlay lists a directory through every layer, and a removed
+        // one makes every listing empty. Root's alone, like a desktop's lost+found.
+        libc::rmdir(plan.stage[1].as_ptr());
+        libc::chmod(plan.stage[0].as_ptr(), 0o700);
         if libc::chdir(plan.newroot.as_ptr()) != 0 {
             return Err(errno());
         }
@@ -1176,9 +1254,8 @@ mod tests {
     #[test]
     fn plan_writes_files_before_any_mount_and_makes_links_last() {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let (newroot, empty, home, scratch) = (
+        let (newroot, home, scratch) = (
             tmp.path().join("root"),
-            tmp.path().join("empty"),
             tmp.path().join("home"),
             tmp.path().join("tmp"),
         );
@@ -1187,7 +1264,8 @@ mod tests {
         let needed = [project.clone(), PathBuf::from("/etc/passwd")];
         let plan = RootPlan::new(&RootSpec {
             newroot: &newroot,
-            empty: &empty,
+            rooted: false,
+            volumes: Path::new("/media/sandbox"),
             home: ("/home/sandbox", &home),
             tmp: &scratch,
             needed: &needed,
@@ -1233,6 +1311,73 @@ mod tests {
             plan.shown
                 .contains(&std::fs::canonicalize(&project).expect("canon"))
         );
+    }
+
+    #[test]
+    fn a_project_outside_the_system_directories_is_mounted_at_a_volume_and_linked_from_its_path() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (newroot, home, scratch) = (
+            tmp.path().join("root"),
+            tmp.path().join("home"),
+            tmp.path().join("tmp"),
+        );
+        let project = std::fs::canonicalize(tmp.path())
+            .expect("canon")
+            .join("mcp-scan");
+        std::fs::create_dir_all(project.join("sub")).expect("mkdir");
+        let needed = [project.clone(), PathBuf::from("/usr/bin")];
+        let plan = RootPlan::new(&RootSpec {
+            newroot: &newroot,
+            rooted: true,
+            volumes: Path::new("/media/ana"),
+            home: ("/home", &home),
+            tmp: &scratch,
+            needed: &needed,
+            anchors: &[project.join("sub")],
+            hostname: "h",
+            sink_dns: "10.255.255.1",
+            dev_nodes: None,
+        });
+        let text = |s: &CString| s.to_string_lossy().into_owned();
+        let volume = plan
+            .placed
+            .iter()
+            .find(|(at, host)| *host == project && at != host)
+            .map(|(at, _)| at.clone())
+            .expect("the project is placed at a volume");
+        assert!(volume.starts_with("/media/ana"), "{volume:?}");
+        assert!(!volume.to_string_lossy().contains("mcp-scan"));
+        let inside = |p: &Path| newroot.join(p.strip_prefix("/").expect("absolute"));
+        let mut overlay_dsts = Vec::new();
+        let mut link = None;
+        for st in &plan.steps {
+            match st {
+                Step::Overlay { dst, .. } => overlay_dsts.push(text(dst)),
+                Step::Symlink(p, t) if *p == c(&inside(&project)) => link = Some(text(t)),
+                // Neither a directory made at the project's path (it would stand where the link
+                // goes) nor a mount there.
+                Step::Dir(p) => assert!(
+                    !text(p).starts_with(&inside(&project).to_string_lossy().into_owned()),
+                    "{p:?}"
+                ),
+                _ => {}
+            }
+        }
+        assert_eq!(link.as_deref(), Some(volume.to_str().expect("utf-8")));
+        assert!(overlay_dsts.contains(&inside(&volume).to_string_lossy().into_owned()));
+        // System directories stay where they are; a rooted plan mounts nothing on /home or /tmp.
+        assert!(overlay_dsts.contains(&inside(Path::new("/usr")).to_string_lossy().into_owned()));
+        for d in ["/home", "/tmp"] {
+            let at = c(&inside(Path::new(d)));
+            assert!(
+                !plan
+                    .steps
+                    .iter()
+                    .any(|s| matches!(s, Step::Bind { dst, .. } if *dst == at)),
+                "{d} is mounted"
+            );
+        }
+        assert!(matches!(plan.steps[0], Step::Bind { .. }));
     }
 
     #[test]

@@ -250,7 +250,7 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         canary::CanarySet::generate(rules).map_err(|e| io("cannot create canaries", e))?;
     let secret_names: Vec<String> = rules.canary_env.iter().map(|(n, _)| n.clone()).collect();
     let persona = identity::Identity::generate(seed, &secret_names, opts.secrets);
-    let run = sandbox::RunDir::create_for(&persona.user)
+    let run = sandbox::RunDir::create_rooted(&persona.user)
         .map_err(|e| io("cannot create the sandbox directory", e))?;
     let host_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env: Vec<(String, String)> = vec![

@@ -561,7 +561,13 @@ fn normalise(p: &str) -> String {
 }
 
 /// The view of a sandbox whose HOME, workspace and /tmp live under `run` on the host.
-pub fn sandbox_view(home: (&str, &Path), tmp: &Path, hidden: &[PathBuf], kept: &[PathBuf]) -> View {
+/// `kept`: (sandbox path, host path) of every host directory shown.
+pub fn sandbox_view(
+    home: (&str, &Path),
+    tmp: &Path,
+    hidden: &[PathBuf],
+    kept: &[(PathBuf, PathBuf)],
+) -> View {
     let mut v = vec![
         (home.0.to_string(), Some(home.1.to_path_buf())),
         ("/tmp".to_string(), Some(tmp.to_path_buf())),
@@ -571,10 +577,10 @@ pub fn sandbox_view(home: (&str, &Path), tmp: &Path, hidden: &[PathBuf], kept: &
             .iter()
             .map(|h| (h.to_string_lossy().into_owned(), None)),
     );
-    v.extend(kept.iter().map(|k| {
-        let s = k.to_string_lossy().into_owned();
-        (s, Some(k.clone()))
-    }));
+    v.extend(
+        kept.iter()
+            .map(|(at, host)| (at.to_string_lossy().into_owned(), Some(host.clone()))),
+    );
     View::new(v)
 }
 

@@ -133,6 +133,9 @@ pub struct RunDir {
     pub home: PathBuf,
     pub work: PathBuf,
     pub tmp: PathBuf,
+    /// A tmpfs mounted on the host that becomes the sandbox's `/`, holding HOME, `/tmp` and the
+    /// device nodes as plain directories (see [`RunDir::create_rooted`]).
+    pub sys_root: Option<PathBuf>,
 }
 
 impl RunDir {
@@ -172,7 +175,67 @@ impl RunDir {
             home,
             work,
             tmp,
+            sys_root: None,
         })
+    }
+
+    /// Like [`RunDir::create_for`], but when this process may mount (root on the host) and
+    /// Landlock can keep the server's writes to its scratch areas, HOME and `/tmp` live in a
+    /// fresh tmpfs that becomes the sandbox's `/`. Bind mounts of host directories on `/home`,
+    /// `/tmp` and `/dev` show the host's file system in the sandbox's mount table (a container's
+    /// overlay options name `docker` or `containerd`; a tmpfs `/tmp` puts a tmpfs on `/home`),
+    /// which a server can read as "not a desktop". Falls back to the plain layout.
+    pub fn create_rooted(user: &str) -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut run = Self::create_for(user)?;
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } != 0 || crate::contain::landlock_abi() < 1 {
+            return Ok(run);
+        }
+        let sys = run.root.join("root");
+        std::fs::create_dir(&sys)?;
+        let target = CString::new(sys.as_os_str().as_encoded_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        // SAFETY: mount on NUL-terminated strings; the mount point is our own new directory.
+        let mounted = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                target.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID,
+                c"mode=755,size=25%".as_ptr().cast(),
+            ) == 0
+                && libc::mount(
+                    std::ptr::null(),
+                    target.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) == 0
+        };
+        if !mounted {
+            let _ = unmount(&sys);
+            return Ok(run);
+        }
+        // Set before anything can fail, so that drop unmounts it.
+        run.sys_root = Some(sys.clone());
+        let rel = run
+            .home
+            .strip_prefix(&run.root)
+            .unwrap_or(&run.home)
+            .to_path_buf();
+        let home = sys.join(rel);
+        let work = home.join("workspace");
+        let tmp = sys.join("tmp");
+        std::fs::create_dir_all(&work)?;
+        std::fs::create_dir(&tmp)?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
+        let _ = std::fs::remove_dir_all(run.root.join("home"));
+        let _ = std::fs::remove_dir(&run.tmp);
+        run.home = home;
+        run.work = work;
+        run.tmp = tmp;
+        Ok(run)
     }
 
     /// Maps a path as the server saw it to where it lives on the host, for the writable areas.
@@ -187,8 +250,22 @@ impl RunDir {
     }
 }
 
+/// Detaches the mount on `p` (best effort).
+fn unmount(p: &Path) -> bool {
+    CString::new(p.as_os_str().as_encoded_bytes()).is_ok_and(|c| {
+        // SAFETY: umount2 on a NUL-terminated path.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) == 0 }
+    })
+}
+
 impl Drop for RunDir {
     fn drop(&mut self) {
+        if let Some(sys) = &self.sys_root {
+            // Never remove through a mount that is still there: the files go with the tmpfs.
+            if !unmount(sys) {
+                return;
+            }
+        }
         let _ = std::fs::remove_dir_all(&self.root);
     }
 }
@@ -629,10 +706,20 @@ impl Sandbox {
             .filter(|p| *p != "/")
             .unwrap_or(home);
         let hostname = spec.identity.hostname.as_str();
-        let newroot = run.root.join("root");
-        let empty = run.root.join("empty");
-        let dev = run.root.join("dev");
-        for d in [&newroot, &empty, &dev] {
+        let rooted = run.sys_root.is_some();
+        let newroot = run
+            .sys_root
+            .clone()
+            .unwrap_or_else(|| run.root.join("root"));
+        let dev = if rooted {
+            newroot.join("dev")
+        } else {
+            run.root.join("dev")
+        };
+        for d in [(!rooted).then_some(&newroot), Some(&dev)]
+            .into_iter()
+            .flatten()
+        {
             std::fs::create_dir(d).map_err(|e| {
                 SandboxError::new(
                     format!("cannot create {}: {e}", d.display()),
@@ -643,7 +730,8 @@ impl Sandbox {
         let needed = crate::contain::needed_paths(&full_cmd, &path_var);
         let root_plan = crate::contain::RootPlan::new(&crate::contain::RootSpec {
             newroot: &newroot,
-            empty: &empty,
+            rooted,
+            volumes: &Path::new("/media").join(&spec.identity.user),
             home: (
                 home_mount,
                 run.home
@@ -662,7 +750,7 @@ impl Sandbox {
             (SANDBOX_HOME, &run.home),
             &run.tmp,
             &[PathBuf::from("/")],
-            &root_plan.shown,
+            &root_plan.placed,
         );
         let shown = root_plan.shown.clone();
         // SAFETY: getuid/getgid cannot fail.
@@ -738,6 +826,9 @@ impl Sandbox {
                 home_mount, "/tmp", "/var/tmp", "/dev/shm", "/dev", "/dev/pts", "/proc",
             ]
             .iter()
+            // A host-made root holds HOME, /tmp and /dev as directories, not mounts; it is
+            // only made where Landlock is, so "/" below is writable again.
+            .filter(|p| !(rooted && [home_mount, "/tmp", "/dev"].contains(p)))
             // The root's own tmpfs (copies, mount points) reads `rw` like a desktop's root
             // where Landlock keeps writes to HOME and scratch; without it, it stays read-only
             // (an /etc/ld.so.preload there would reach the tracer).

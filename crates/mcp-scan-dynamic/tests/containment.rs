@@ -243,11 +243,19 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
         .filter(|a| a["result"].as_str().is_some_and(|r| r.ends_with(":111")))
         .filter_map(|a| a["target"].as_str())
         .collect();
-    for shown in [&project, &script_dir, &bin] {
+    // The walk does not follow links: a host directory moved to a volume (`/media/<user>/…`,
+    // linked from its own path) is found there.
+    for (shown, sock) in [
+        (&project, "agent.sock"),
+        (&script_dir, "ipc.sock"),
+        (&bin, "helper.sock"),
+    ] {
         assert!(
             visible
                 .iter()
-                .any(|t| Path::new(t).parent() == Some(shown.as_path())),
+                .map(Path::new)
+                .any(|t| t.parent() == Some(shown.as_path())
+                    || (t.starts_with("/media/") && t.file_name() == Some(sock.as_ref()))),
             "no socket in {} was visible-and-refused (ECONNREFUSED): the test did not reach the overlay: {attempts:?}",
             shown.display()
         );
@@ -341,7 +349,7 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
     // What the sandbox shows of the host's top level: only what the server needs.
     let places_seen: serde_json::Value =
         serde_json::from_str(&answer_of(&o, "list_places", "places: ")).expect("json");
-    for absent in ["/run", "/srv", "/mnt", "/media"] {
+    for absent in ["/run", "/srv", "/mnt"] {
         assert!(
             places_seen[absent]
                 .as_str()
@@ -349,6 +357,14 @@ fn no_host_unix_socket_fifo_or_abstract_name_accepts_the_server() {
             "{absent} is shown: {places_seen}"
         );
     }
+    // /media holds the persona's volumes (the host directories shown), never the host's /media.
+    assert!(
+        places_seen["/media"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("absent"))
+            || places_seen["/media"] == places_seen["/home"],
+        "the host's /media is shown: {places_seen}"
+    );
     assert_eq!(
         places_seen["/var"],
         serde_json::json!(["tmp"]),

@@ -889,10 +889,42 @@ fn the_server_sees_a_desktop_session_and_nothing_of_the_scanner() {
         }
     }
     assert!(ro < 12, "{ro} read-only mounts:\n{mounts}");
-    for tell in ["mcp-scan", "sandbox"] {
-        assert!(!mounts.contains(tell), "`{tell}` in mountinfo:\n{mounts}");
-    }
     let cgroup = v["cgroup"].as_str().expect("cgroup");
+    // Names of scanners, sandboxes and container runtimes, anywhere a server can read its mounts
+    // or cgroup (a host directory's path or its file system's options shown through a mount).
+    let table = format!(
+        "{mounts}\n{}\n{cgroup}",
+        v["mounts"].as_str().expect("/proc/mounts")
+    )
+    .to_lowercase();
+    for tell in [
+        "mcp-scan",
+        "sandbox",
+        "bwrap",
+        "firejail",
+        "docker",
+        "containerd",
+        "lxc",
+        "kubepods",
+        "libpod",
+    ] {
+        assert!(
+            !table.contains(tell),
+            "`{tell}` in the mount table:\n{table}"
+        );
+    }
+    // No host path behind a mount: overlay layers named from the host, or a bind's source.
+    assert!(
+        !table.contains("lowerdir=/"),
+        "host layer path shows:\n{mounts}"
+    );
+    for line in mounts.lines() {
+        let root = line.split(' ').nth(3).unwrap_or("/");
+        assert!(
+            !root.contains("/tmp."),
+            "the scanner's run directory shows: {line}"
+        );
+    }
     assert!(
         cgroup.lines().all(|l| l.ends_with(":/")),
         "the host's cgroup path shows: {cgroup}"
