@@ -245,6 +245,11 @@ pub(crate) enum Step {
     Overlay {
         dst: CString,
         src: CString,
+        /// For a volume: its slot in [`RootPlan::rw_volumes`] and the options of a writable
+        /// overlay with a throwaway upper layer in the staging directory (with and without
+        /// `userxattr`). Writable at the mount, the volume does not count among the read-only
+        /// mounts a desktop has few of; Landlock still keeps the server's writes out.
+        upper: Option<(usize, [CString; 2])>,
     },
     /// A bind mount; `file` creates an empty file to mount on.
     Bind {
@@ -270,6 +275,9 @@ pub(crate) struct RootPlan {
     /// moment of the mount; removed before the pivot) and `STAGE/e` (empty).
     pub stage: [CString; 3],
     pub steps: Vec<Step>,
+    /// The volumes mounted with an upper layer, as the sandbox names them, made writable at the
+    /// mount after the root is read-only (only those whose overlay [`build_root`] made).
+    pub rw_volumes: Vec<CString>,
     /// Host paths shown in the sandbox (for the report).
     pub shown: Vec<PathBuf>,
     /// Where each shown host path is in the sandbox, as (sandbox path, host path): at its own
@@ -342,6 +350,9 @@ fn c(p: &Path) -> CString {
     // Paths come from the host's file system or from constants: no NUL inside.
     CString::new(p.as_os_str().as_encoded_bytes()).unwrap_or_default()
 }
+
+/// Volumes given an upper layer at most (the rest stay read-only overlays).
+pub(crate) const MAX_RW_VOLUMES: usize = 32;
 
 /// A removable volume's name for a host directory (`1A2B-3C4D`, like a FAT serial number): stable
 /// for the path, and naming nothing of it.
@@ -432,6 +443,7 @@ impl RootPlan {
         let overlay = |host: &Path| Step::Overlay {
             dst: c(&inside(host)),
             src: c(host),
+            upper: None,
         };
         let show_dir = |host: &Path,
                         mounts: &mut Vec<(PathBuf, Step)>,
@@ -686,6 +698,26 @@ impl RootPlan {
                 *p = at;
             }
         }
+        // A volume gets an upper layer where Landlock keeps writes out (a host-made root).
+        let mut rw_volumes = Vec::new();
+        for (p, step) in &mut mounts {
+            if let Step::Overlay { upper, .. } = step
+                && spec.rooted
+                && rw_volumes.len() < MAX_RW_VOLUMES
+                && moved.iter().any(|(_, v)| v == p)
+            {
+                let i = rw_volumes.len();
+                let data = format!("lowerdir=l,upperdir=u{i},workdir=w{i}");
+                *upper = Some((
+                    i,
+                    [
+                        CString::new(format!("{data},userxattr")).unwrap_or_default(),
+                        CString::new(data).unwrap_or_default(),
+                    ],
+                ));
+                rw_volumes.push(c(p));
+            }
+        }
         links.extend(moved.iter().cloned());
         let mut placed: Vec<(PathBuf, PathBuf)> =
             shown.iter().map(|s| (s.clone(), s.clone())).collect();
@@ -713,6 +745,11 @@ impl RootPlan {
         ];
         for d in &stage {
             steps.push(Step::Dir(d.clone()));
+        }
+        for i in 0..rw_volumes.len() {
+            for d in ["u", "w"] {
+                steps.push(Step::Dir(c(&stage_dir.join(format!("{d}{i}")))));
+            }
         }
         let mut made: BTreeSet<PathBuf> = BTreeSet::new();
         let mut mkdirs = |p: &Path, steps: &mut Vec<Step>| {
@@ -769,6 +806,7 @@ impl RootPlan {
             newroot: c(root),
             stage,
             steps,
+            rw_volumes,
             shown,
             placed,
         }
@@ -782,7 +820,7 @@ fn errno() -> i32 {
 /// Builds the root described by `plan` and enters it (`pivot_root`; the host's root is
 /// detached). Returns how many overlays fell back to bind mounts, or the failing step's errno.
 /// Post-fork safe: raw syscalls on prepared data.
-pub(crate) fn build_root(plan: &RootPlan) -> Result<u16, i32> {
+pub(crate) fn build_root(plan: &RootPlan, upper_made: &mut [bool]) -> Result<u16, i32> {
     let nul = std::ptr::null();
     let mut fallbacks = 0u16;
     // SAFETY: mount/mkdir/open/symlink/pivot_root on NUL-terminated strings prepared before
@@ -818,13 +856,22 @@ pub(crate) fn build_root(plan: &RootPlan) -> Result<u16, i32> {
                         return Err(errno());
                     }
                 }
-                Step::Overlay { dst, src } => {
+                Step::Overlay { dst, src, upper } => {
                     let ovl = c"overlay".as_ptr();
                     let [stage, lower, _] = &plan.stage;
                     let staged = mnt(src.as_ptr(), lower, nul, libc::MS_BIND | libc::MS_REC, nul);
-                    let ok = staged
-                        && libc::chdir(stage.as_ptr()) == 0
-                        && mnt(ovl, dst, ovl, libc::MS_RDONLY, c"lowerdir=l:e".as_ptr());
+                    let in_stage = staged && libc::chdir(stage.as_ptr()) == 0;
+                    let writable = in_stage
+                        && upper.as_ref().is_some_and(|(i, data)| {
+                            let ok = data.iter().any(|d| mnt(ovl, dst, ovl, 0, d.as_ptr()));
+                            if let Some(slot) = upper_made.get_mut(*i) {
+                                *slot = ok;
+                            }
+                            ok
+                        });
+                    let ok = writable
+                        || (in_stage
+                            && mnt(ovl, dst, ovl, libc::MS_RDONLY, c"lowerdir=l:e".as_ptr()));
                     if staged {
                         // The overlay holds its own reference to the layer.
                         libc::umount2(lower.as_ptr(), libc::MNT_DETACH);

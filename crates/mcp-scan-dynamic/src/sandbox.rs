@@ -1578,7 +1578,8 @@ fn c2_main(
         // C1 is outside our PID namespace (getppid() is 0), so a death before the prctl cannot be
         // checked here; C1 only dies early when it is killed, and then the parent kills us too.
         let _ = c1_pid;
-        let fallbacks = match crate::contain::build_root(&p.root_plan) {
+        let mut upper_made = [false; crate::contain::MAX_RW_VOLUMES];
+        let fallbacks = match crate::contain::build_root(&p.root_plan, &mut upper_made) {
             Ok(n) => n,
             Err(e) => child_fail(status_fd, 11, e),
         };
@@ -1589,6 +1590,13 @@ fn c2_main(
             // Paths that do not exist are skipped. Not recursive: a host directory shown below
             // /tmp or HOME stays read-only.
             if mount_setattr(w, 0, MOUNT_ATTR_RDONLY, false) != 0 && errno() != libc::ENOENT {
+                child_fail(status_fd, 15, errno());
+            }
+        }
+        // Only a volume whose overlay has its upper layer: a read-only overlay or a bind of the
+        // host directory (the fallback) stays read-only.
+        for (v, made) in p.root_plan.rw_volumes.iter().zip(upper_made) {
+            if made && mount_setattr(v, 0, MOUNT_ATTR_RDONLY, false) != 0 {
                 child_fail(status_fd, 15, errno());
             }
         }
