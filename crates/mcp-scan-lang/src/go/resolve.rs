@@ -44,6 +44,7 @@ pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resoluti
     };
     let module_path = root.and_then(read_go_mod);
     link_packages(mods, module_path.as_deref());
+    first_results(mods);
     let found = {
         let r = Resolver { mods, fw };
         r.find_all(&mut out)
@@ -172,6 +173,86 @@ fn link_packages(mods: &mut [Module], module_path: Option<&str>) {
             }
             mods[i].imports.extend(extra);
         }
+    }
+}
+
+/// `v, err := f()`: a function of the tree returns a tuple (`return v, nil`), but a library
+/// call's model describes its first result, the value; the others are errors and flags. So the
+/// first target of a multiple assignment from a call to no function of the tree takes the call's
+/// value and the rest nothing.
+fn first_results(mods: &mut [Module]) {
+    let mut known: BTreeSet<String> = BTreeSet::new();
+    for m in mods.iter() {
+        for f in m.functions.iter().skip(1) {
+            if f.parent.is_none() {
+                known.insert(f.name.clone());
+            }
+        }
+    }
+    for m in mods.iter_mut() {
+        for f in &mut m.functions {
+            rewrite_first_results(&mut f.body, &known);
+        }
+    }
+}
+
+fn rewrite_first_results(stmts: &mut Vec<Stmt>, known: &BTreeSet<String>) {
+    let mut i = 0;
+    while i < stmts.len() {
+        let mut extra: Vec<Stmt> = Vec::new();
+        let sp = stmts[i].span;
+        match &mut stmts[i].kind {
+            StmtKind::Assign { targets, value } => {
+                let library_call = match &value.kind {
+                    ExprKind::Call { callee, .. } => match &callee.kind {
+                        ExprKind::Name(n) => !known.contains(n),
+                        ExprKind::Attribute { attr, .. } => !known.contains(attr),
+                        ExprKind::Lambda(_) => false,
+                        _ => true,
+                    },
+                    _ => false,
+                };
+                if library_call
+                    && targets.len() == 1
+                    && let ExprKind::Tuple(xs) = &targets[0].kind
+                    && xs.len() > 1
+                {
+                    let xs = xs.clone();
+                    targets[0] = xs[0].clone();
+                    for x in xs.into_iter().skip(1) {
+                        extra.push(Stmt {
+                            kind: StmtKind::Assign {
+                                targets: vec![x],
+                                value: Expr::new(ExprKind::Null, sp),
+                            },
+                            span: sp,
+                        });
+                    }
+                }
+            }
+            StmtKind::If { then, orelse, .. } | StmtKind::While { body: then, orelse, .. } => {
+                rewrite_first_results(then, known);
+                rewrite_first_results(orelse, known);
+            }
+            StmtKind::For { body, orelse, .. } => {
+                rewrite_first_results(body, known);
+                rewrite_first_results(orelse, known);
+            }
+            StmtKind::Labeled { body, .. } | StmtKind::Defer(body) => {
+                rewrite_first_results(body, known)
+            }
+            StmtKind::Switch { arms, .. } | StmtKind::Match { arms, .. } => {
+                for a in arms {
+                    rewrite_first_results(&mut a.body, known);
+                }
+            }
+            _ => {}
+        }
+        let n = extra.len();
+        for (k, st) in extra.into_iter().enumerate() {
+            stmts.insert(i + 1 + k, st);
+        }
+        i += 1 + n;
     }
 }
 
