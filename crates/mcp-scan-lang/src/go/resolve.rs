@@ -230,7 +230,10 @@ fn rewrite_first_results(stmts: &mut Vec<Stmt>, known: &BTreeSet<String>) {
                     }
                 }
             }
-            StmtKind::If { then, orelse, .. } | StmtKind::While { body: then, orelse, .. } => {
+            StmtKind::If { then, orelse, .. }
+            | StmtKind::While {
+                body: then, orelse, ..
+            } => {
                 rewrite_first_results(then, known);
                 rewrite_first_results(orelse, known);
             }
