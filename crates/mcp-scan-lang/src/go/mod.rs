@@ -493,6 +493,40 @@ func GetIssue(getClient GetClientFn) (tool mcp.Tool, handler server.ToolHandlerF
     }
 
     #[test]
+    fn a_method_value_takes_the_method_of_the_receivers_type_and_missing_module_packages_are_gaps() {
+        let main = r#"package main
+import (
+	"github.com/example/srv/internal/transport"
+	"github.com/example/srv/internal/gone"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+func main() {
+	server := mcp.NewServer(nil, nil)
+	t := transport.New(gone.Service())
+	mcp.AddTool(server, &mcp.Tool{Name: "run"}, t.Run)
+}
+"#;
+        let transport = r#"package transport
+type Transport struct{}
+type Other struct{}
+func New(s any) *Transport { return &Transport{} }
+func (t *Transport) Run(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) { return nil, nil, nil }
+func (o *Other) Run() {}
+"#;
+        // No go.mod: the module path comes from the tree's own imports.
+        let (mods, res) =
+            lower_files(&[("main.go", main), ("internal/transport/t.go", transport)])
+                .expect("lowers");
+        assert_eq!(mods[1].name, "github.com/example/srv/internal/transport");
+        let eps = &mods[0].entry_points;
+        assert_eq!(eps.len(), 1, "{:?}", res.gaps);
+        let gaps: Vec<_> = res.gaps.iter().map(|g| (g.kind, g.reason.clone())).collect();
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert_eq!(gaps[0].0, mcp_scan_core::GapKind::UnanalysedImport);
+        assert!(gaps[0].1.contains("internal/gone"), "{gaps:?}");
+    }
+
+    #[test]
     fn the_framework_table_parses() {
         let f = go_frameworks_checked().expect("grammars/go/frameworks.toml");
         assert!(!f.registration.is_empty() && !f.definition.is_empty());

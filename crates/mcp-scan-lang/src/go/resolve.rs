@@ -42,9 +42,14 @@ pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resoluti
             return out;
         }
     };
-    let module_path = root.and_then(read_go_mod);
+    // A tree without its go.mod (a partial copy) still names its packages by import path: the
+    // module path is what the tree's own imports put before its directories.
+    let module_path = root.and_then(read_go_mod).or_else(|| infer_module_path(mods));
     link_packages(mods, module_path.as_deref());
     first_results(mods);
+    if let Some(mp) = module_path.as_deref() {
+        missing_packages(mods, mp, &mut out);
+    }
     let found = {
         let r = Resolver { mods, fw };
         r.find_all(&mut out)
@@ -67,6 +72,55 @@ fn read_go_mod(root: &Path) -> Option<String> {
         let p = rest.trim().trim_matches('"');
         (!p.is_empty()).then(|| p.to_string())
     })
+}
+
+fn infer_module_path(mods: &[Module]) -> Option<String> {
+    let dirs: BTreeSet<&str> = mods
+        .iter()
+        .map(|m| dir_of(&m.path))
+        .filter(|d| !d.is_empty())
+        .collect();
+    let mut votes: BTreeMap<String, usize> = BTreeMap::new();
+    for m in mods {
+        for imp in &m.imports {
+            for d in &dirs {
+                if let Some(prefix) = imp.module.strip_suffix(d).and_then(|p| p.strip_suffix('/'))
+                    && !prefix.is_empty()
+                {
+                    *votes.entry(prefix.to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    votes.into_iter().max_by_key(|(_, n)| *n).map(|(p, _)| p)
+}
+
+/// Imports of the module's own packages that the tree does not hold: code the server runs that
+/// was not analysed (fail closed).
+fn missing_packages(mods: &[Module], module_path: &str, out: &mut Resolution) {
+    let have: BTreeSet<&str> = mods
+        .iter()
+        .map(|m| m.name.split_once('#').map_or(m.name.as_str(), |(p, _)| p))
+        .collect();
+    let inside = format!("{module_path}/");
+    for m in mods {
+        let mut seen = BTreeSet::new();
+        for imp in &m.imports {
+            if imp.symbol.is_some()
+                || !(imp.module == module_path || imp.module.starts_with(&inside))
+                || have.contains(imp.module.as_str())
+                || !seen.insert(imp.module.as_str())
+            {
+                continue;
+            }
+            out.gaps.push(CoverageGap {
+                kind: GapKind::UnanalysedImport,
+                file: Some(m.path.clone()),
+                line: Some(imp.span.start_line),
+                reason: format!("imports `{}`, a package of the module not in the tree", imp.module),
+            });
+        }
+    }
 }
 
 fn dir_of(path: &str) -> &str {
@@ -552,6 +606,51 @@ impl Resolver<'_> {
         out
     }
 
+    /// The type (a class of the tree, by name) of the value `e` in function `fid` of module
+    /// `mi`: a parameter's annotation, a composite literal, or what a constructor returns.
+    fn type_of(&self, mi: usize, fid: FuncId, e: &Expr, hops: usize) -> Option<String> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let is_class = |n: &str| self.mods.iter().any(|m| m.classes.iter().any(|c| c.name == n));
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let mut f = Some(fid);
+                while let Some(cur) = f {
+                    let func = self.mods[mi].functions.get(cur)?;
+                    if let Some(p) = func.params.iter().find(|p| &p.name == n) {
+                        let a = p.annotation.as_deref()?;
+                        let t = a.trim_start_matches('*');
+                        let t = t.rsplit('.').next().unwrap_or(t).to_string();
+                        return is_class(&t).then_some(t);
+                    }
+                    f = func.parent;
+                }
+                let (m, f, v) = self.value_of(mi, fid, n)?;
+                self.type_of(m, f, &v, hops + 1)
+            }
+            ExprKind::Call { callee, .. } => {
+                let last = match &callee.kind {
+                    ExprKind::Name(n) => n.clone(),
+                    ExprKind::Attribute { attr, .. } => attr.clone(),
+                    _ => return None,
+                };
+                if is_class(&last) && self.find_func(mi, callee).is_none() {
+                    return Some(last);
+                }
+                let (m, f) = self.find_func(mi, callee)?;
+                self.returns(m, f, None).iter().find_map(|r| {
+                    let r = match &r.kind {
+                        ExprKind::Tuple(xs) => xs.first()?,
+                        _ => r,
+                    };
+                    self.type_of(m, f, r, hops + 1)
+                })
+            }
+            _ => None,
+        }
+    }
+
     fn definition(&self, mi: usize, fid: FuncId, e: &Expr, hops: usize) -> Result<Def, String> {
         if hops > MAX_HOPS {
             return Err("definition followed too far".into());
@@ -759,7 +858,18 @@ impl Resolver<'_> {
                             .map(move |(i, _)| (m, i))
                     })
                     .collect();
-                let _ = value;
+                // Several types have the method: the receiver's type decides.
+                let methods = if methods.len() > 1 {
+                    match self.type_of(mi, fid, value, 0) {
+                        Some(t) => methods
+                            .into_iter()
+                            .filter(|(m, f)| self.mods[*m].functions[*f].class.as_deref() == Some(t.as_str()))
+                            .collect(),
+                        None => methods,
+                    }
+                } else {
+                    methods
+                };
                 let [(m, f)] = methods.as_slice() else {
                     return Err(if methods.is_empty() {
                         format!("method value `{}`: no method `{attr}` in the tree", desc())
