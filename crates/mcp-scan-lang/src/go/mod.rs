@@ -527,6 +527,25 @@ func (o *Other) Run() {}
     }
 
     #[test]
+    fn a_call_no_file_of_the_package_defines_means_a_missing_file_and_is_a_gap() {
+        let a = r#"package tools
+func All(t T) []any {
+	local := func() int { return len("x") }
+	var n = local()
+	return []any{GetIssue(t), Defined(n), string(rune(n))}
+}
+"#;
+        let b = "package tools
+func Defined(n int) int { return n }
+";
+        let (_, res) = lower_files(&[("pkg/tools/a.go", a), ("pkg/tools/b.go", b)]).expect("lowers");
+        let gaps: Vec<&str> = res.gaps.iter().map(|g| g.reason.as_str()).collect();
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert!(gaps[0].contains("`GetIssue`"), "{gaps:?}");
+        assert_eq!(res.gaps[0].kind, mcp_scan_core::GapKind::UnanalysedFile);
+    }
+
+    #[test]
     fn the_framework_table_parses() {
         let f = go_frameworks_checked().expect("grammars/go/frameworks.toml");
         assert!(!f.registration.is_empty() && !f.definition.is_empty());

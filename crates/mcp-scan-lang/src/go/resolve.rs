@@ -44,12 +44,16 @@ pub(crate) fn resolve_tree(mods: &mut [Module], root: Option<&Path>) -> Resoluti
     };
     // A tree without its go.mod (a partial copy) still names its packages by import path: the
     // module path is what the tree's own imports put before its directories.
-    let module_path = root.and_then(read_go_mod).or_else(|| infer_module_path(mods));
-    link_packages(mods, module_path.as_deref());
+    let module = root
+        .and_then(read_go_mod)
+        .map(|p| (p, String::new()))
+        .or_else(|| infer_module_path(mods));
+    link_packages(mods, module.as_ref());
     first_results(mods);
-    if let Some(mp) = module_path.as_deref() {
+    if let Some((mp, _)) = module.as_ref() {
         missing_packages(mods, mp, &mut out);
     }
+    undefined_calls(mods, &mut out);
     let found = {
         let r = Resolver { mods, fw };
         r.find_all(&mut out)
@@ -74,25 +78,134 @@ fn read_go_mod(root: &Path) -> Option<String> {
     })
 }
 
-fn infer_module_path(mods: &[Module]) -> Option<String> {
+/// The module path and the directory of the tree its go.mod would be in: the split of some
+/// directory's path whose tail the tree's own imports end with, by most imports.
+fn infer_module_path(mods: &[Module]) -> Option<(String, String)> {
     let dirs: BTreeSet<&str> = mods
         .iter()
         .map(|m| dir_of(&m.path))
         .filter(|d| !d.is_empty())
         .collect();
-    let mut votes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut votes: BTreeMap<(String, String), usize> = BTreeMap::new();
     for m in mods {
         for imp in &m.imports {
             for d in &dirs {
-                if let Some(prefix) = imp.module.strip_suffix(d).and_then(|p| p.strip_suffix('/'))
-                    && !prefix.is_empty()
-                {
-                    *votes.entry(prefix.to_string()).or_default() += 1;
+                let segs: Vec<&str> = d.split('/').collect();
+                for k in 0..segs.len() {
+                    let rest = segs[k..].join("/");
+                    if let Some(prefix) = imp
+                        .module
+                        .strip_suffix(rest.as_str())
+                        .and_then(|p| p.strip_suffix('/'))
+                        && !prefix.is_empty()
+                    {
+                        *votes
+                            .entry((prefix.to_string(), segs[..k].join("/")))
+                            .or_default() += 1;
+                        break;
+                    }
                 }
             }
         }
     }
     votes.into_iter().max_by_key(|(_, n)| *n).map(|(p, _)| p)
+}
+
+/// Go's predeclared functions and types (callable as conversions).
+const PREDECLARED: &[&str] = &[
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max",
+    "min", "new", "panic", "print", "println", "real", "recover", "bool", "byte", "complex64",
+    "complex128", "error", "float32", "float64", "int", "int8", "int16", "int32", "int64", "rune",
+    "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any",
+];
+
+/// A call of a bare name that nothing in its package defines: Go would not compile it, so a
+/// file of the package is missing from the tree (a partial copy). Its code is not analysed.
+fn undefined_calls(mods: &[Module], out: &mut Resolution) {
+    let mut by_pkg: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for m in mods {
+        let pkg = m.name.split_once('#').map_or(m.name.as_str(), |(p, _)| p);
+        by_pkg.entry(pkg).or_default().extend(top_level_names(m));
+    }
+    for m in mods {
+        let pkg = m.name.split_once('#').map_or(m.name.as_str(), |(p, _)| p);
+        let defined = &by_pkg[pkg];
+        let mut reported = BTreeSet::new();
+        for (fi, f) in m.functions.iter().enumerate() {
+            // Locals of this function and every enclosing one (closures see them).
+            let mut locals: BTreeSet<String> = BTreeSet::new();
+            let mut cur = Some(fi);
+            while let Some(c) = cur {
+                let Some(g) = m.functions.get(c) else { break };
+                locals.extend(g.params.iter().map(|p| p.name.clone()));
+                bound_names(&g.body, &mut locals);
+                cur = g.parent;
+            }
+            let mut calls: Vec<(String, u32)> = Vec::new();
+            visit_stmts(&f.body, &mut |e| {
+                if let ExprKind::Call { callee, .. } = &e.kind
+                    && let ExprKind::Name(n) = &callee.kind
+                {
+                    calls.push((n.clone(), e.span.start_line));
+                }
+            });
+            for (n, line) in calls {
+                if PREDECLARED.contains(&n.as_str())
+                    || defined.contains(&n)
+                    || locals.contains(&n)
+                    || m.imports.iter().any(|i| i.local == n)
+                    || !reported.insert(n.clone())
+                {
+                    continue;
+                }
+                out.gaps.push(CoverageGap {
+                    kind: GapKind::UnanalysedFile,
+                    file: Some(m.path.clone()),
+                    line: Some(line),
+                    reason: format!(
+                        "calls `{n}`, which no file of its package in the tree defines (a file of the package is missing)"
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Names a body binds (assignments, loop targets, type-switch aliases), nested blocks included.
+fn bound_names(stmts: &[Stmt], out: &mut BTreeSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { targets, .. } => {
+                for t in targets {
+                    collect_target_names(t, out);
+                }
+            }
+            StmtKind::For {
+                target,
+                body,
+                orelse,
+                ..
+            } => {
+                collect_target_names(target, out);
+                bound_names(body, out);
+                bound_names(orelse, out);
+            }
+            StmtKind::FunctionDef { name, .. } => {
+                out.insert(name.clone());
+            }
+            StmtKind::If { then, orelse, .. } | StmtKind::While { body: then, orelse, .. } => {
+                bound_names(then, out);
+                bound_names(orelse, out);
+            }
+            StmtKind::Labeled { body, .. } | StmtKind::Defer(body) => bound_names(body, out),
+            StmtKind::Switch { arms, .. } | StmtKind::Match { arms, .. } => {
+                for a in arms {
+                    bound_names(&a.body, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Imports of the module's own packages that the tree does not hold: code the server runs that
@@ -177,7 +290,7 @@ fn used_names(m: &Module) -> BTreeSet<String> {
     out
 }
 
-fn link_packages(mods: &mut [Module], module_path: Option<&str>) {
+fn link_packages(mods: &mut [Module], module: Option<&(String, String)>) {
     let mut by_dir: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, m) in mods.iter().enumerate() {
         by_dir
@@ -187,11 +300,15 @@ fn link_packages(mods: &mut [Module], module_path: Option<&str>) {
     }
     for (dir, mut idx) in by_dir {
         idx.sort_by(|a, b| mods[*a].path.cmp(&mods[*b].path));
-        let pkg = match (module_path, dir.as_str()) {
-            (Some(mp), "") => mp.to_string(),
-            (Some(mp), d) => format!("{mp}/{d}"),
-            (None, "") => ".".to_string(),
-            (None, d) => d.to_string(),
+        let pkg = match module {
+            Some((mp, root)) if dir == *root => mp.clone(),
+            Some((mp, root)) if root.is_empty() => format!("{mp}/{dir}"),
+            Some((mp, root)) => match dir.strip_prefix(&format!("{root}/")) {
+                Some(rest) => format!("{mp}/{rest}"),
+                None => dir.clone(),
+            },
+            None if dir.is_empty() => ".".to_string(),
+            None => dir.clone(),
         };
         for (k, &i) in idx.iter().enumerate() {
             mods[i].name = if k == 0 {
