@@ -108,7 +108,21 @@ fn infer_module_path(mods: &[Module]) -> Option<(String, String)> {
             }
         }
     }
-    votes.into_iter().max_by_key(|(_, n)| *n).map(|(p, _)| p)
+    if let Some(best) = votes.into_iter().max_by_key(|(_, n)| *n).map(|(p, _)| p) {
+        return Some(best);
+    }
+    // Go lets only code inside `X` import `X/internal/...`: the tree (at its root) is in `X`.
+    mods.iter()
+        .flat_map(|m| m.imports.iter())
+        .filter_map(|i| {
+            let p = i.module.as_str();
+            p.find("/internal/")
+                .map(|at| &p[..at])
+                .or_else(|| p.strip_suffix("/internal"))
+        })
+        .filter(|x| x.contains('/'))
+        .min_by_key(|x| x.len())
+        .map(|x| (x.to_string(), String::new()))
 }
 
 /// Go's predeclared functions and types (callable as conversions).
