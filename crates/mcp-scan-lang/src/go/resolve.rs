@@ -1361,18 +1361,33 @@ fn attach(m: &mut Module, ep: Found) {
             receiver: false,
         })
         .collect();
-    // The request object: every argument the caller chose.
-    let mut request = Expr::new(ExprKind::Name(names[0].clone()), sp);
-    for n in names.iter().skip(1) {
-        request = Expr::new(
-            ExprKind::Binary {
-                op: "+".into(),
-                left: Box::new(request),
-                right: Box::new(Expr::new(ExprKind::Name(n.clone()), sp)),
-            },
+    // The request object: every argument the caller chose. With declared parameters it is a
+    // mapping of them (its accessors, `GetString("path", "")`, are lookups: Go models'
+    // `[[collection_method]]`), also under `Params.Arguments`; otherwise all of them at once.
+    let request = if ep.params.is_empty() {
+        Expr::new(ExprKind::Name(names[0].clone()), sp)
+    } else {
+        let entries: Vec<(Option<Expr>, Expr)> = names
+            .iter()
+            .map(|n| {
+                (
+                    Some(Expr::new(ExprKind::Str(n.clone()), sp)),
+                    Expr::new(ExprKind::Name(n.clone()), sp),
+                )
+            })
+            .collect();
+        let args = Expr::new(ExprKind::Dict(entries.clone()), sp);
+        let params = Expr::new(
+            ExprKind::Dict(vec![(
+                Some(Expr::new(ExprKind::Str("Arguments".into()), sp)),
+                args,
+            )]),
             sp,
         );
-    }
+        let mut all = entries;
+        all.push((Some(Expr::new(ExprKind::Str("Params".into()), sp)), params));
+        Expr::new(ExprKind::Dict(all), sp)
+    };
     let filled = ep
         .handler_params
         .unwrap_or_else(|| vec![true, false, false]);
