@@ -493,7 +493,8 @@ func GetIssue(getClient GetClientFn) (tool mcp.Tool, handler server.ToolHandlerF
     }
 
     #[test]
-    fn a_method_value_takes_the_method_of_the_receivers_type_and_missing_module_packages_are_gaps() {
+    fn a_method_value_takes_the_method_of_the_receivers_type_and_missing_module_packages_are_gaps()
+    {
         let main = r#"package main
 import (
 	"github.com/example/srv/internal/transport"
@@ -514,13 +515,16 @@ func (t *Transport) Run(ctx context.Context, req *mcp.CallToolRequest, in In) (*
 func (o *Other) Run() {}
 "#;
         // No go.mod: the module path comes from the tree's own imports.
-        let (mods, res) =
-            lower_files(&[("main.go", main), ("internal/transport/t.go", transport)])
-                .expect("lowers");
+        let (mods, res) = lower_files(&[("main.go", main), ("internal/transport/t.go", transport)])
+            .expect("lowers");
         assert_eq!(mods[1].name, "github.com/example/srv/internal/transport");
         let eps = &mods[0].entry_points;
         assert_eq!(eps.len(), 1, "{:?}", res.gaps);
-        let gaps: Vec<_> = res.gaps.iter().map(|g| (g.kind, g.reason.clone())).collect();
+        let gaps: Vec<_> = res
+            .gaps
+            .iter()
+            .map(|g| (g.kind, g.reason.clone()))
+            .collect();
         assert_eq!(gaps.len(), 1, "{gaps:?}");
         assert_eq!(gaps[0].0, mcp_scan_core::GapKind::UnanalysedImport);
         assert!(gaps[0].1.contains("internal/gone"), "{gaps:?}");
@@ -538,7 +542,8 @@ func All(t T) []any {
         let b = "package tools
 func Defined(n int) int { return n }
 ";
-        let (_, res) = lower_files(&[("pkg/tools/a.go", a), ("pkg/tools/b.go", b)]).expect("lowers");
+        let (_, res) =
+            lower_files(&[("pkg/tools/a.go", a), ("pkg/tools/b.go", b)]).expect("lowers");
         let gaps: Vec<&str> = res.gaps.iter().map(|g| g.reason.as_str()).collect();
         assert_eq!(gaps.len(), 1, "{gaps:?}");
         assert!(gaps[0].contains("`GetIssue`"), "{gaps:?}");

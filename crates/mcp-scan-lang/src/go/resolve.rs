@@ -127,10 +127,45 @@ fn infer_module_path(mods: &[Module]) -> Option<(String, String)> {
 
 /// Go's predeclared functions and types (callable as conversions).
 const PREDECLARED: &[&str] = &[
-    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max",
-    "min", "new", "panic", "print", "println", "real", "recover", "bool", "byte", "complex64",
-    "complex128", "error", "float32", "float64", "int", "int8", "int16", "int32", "int64", "rune",
-    "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any",
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "complex",
+    "copy",
+    "delete",
+    "imag",
+    "len",
+    "make",
+    "max",
+    "min",
+    "new",
+    "panic",
+    "print",
+    "println",
+    "real",
+    "recover",
+    "bool",
+    "byte",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+    "any",
 ];
 
 /// A call of a bare name that nothing in its package defines: Go would not compile it, so a
@@ -207,7 +242,10 @@ fn bound_names(stmts: &[Stmt], out: &mut BTreeSet<String>) {
             StmtKind::FunctionDef { name, .. } => {
                 out.insert(name.clone());
             }
-            StmtKind::If { then, orelse, .. } | StmtKind::While { body: then, orelse, .. } => {
+            StmtKind::If { then, orelse, .. }
+            | StmtKind::While {
+                body: then, orelse, ..
+            } => {
                 bound_names(then, out);
                 bound_names(orelse, out);
             }
@@ -244,7 +282,10 @@ fn missing_packages(mods: &[Module], module_path: &str, out: &mut Resolution) {
                 kind: GapKind::UnanalysedImport,
                 file: Some(m.path.clone()),
                 line: Some(imp.span.start_line),
-                reason: format!("imports `{}`, a package of the module not in the tree", imp.module),
+                reason: format!(
+                    "imports `{}`, a package of the module not in the tree",
+                    imp.module
+                ),
             });
         }
     }
@@ -743,7 +784,11 @@ impl Resolver<'_> {
         if hops > MAX_HOPS {
             return None;
         }
-        let is_class = |n: &str| self.mods.iter().any(|m| m.classes.iter().any(|c| c.name == n));
+        let is_class = |n: &str| {
+            self.mods
+                .iter()
+                .any(|m| m.classes.iter().any(|c| c.name == n))
+        };
         match &e.kind {
             ExprKind::Name(n) => {
                 let mut f = Some(fid);
@@ -994,7 +1039,9 @@ impl Resolver<'_> {
                     match self.type_of(mi, fid, value, 0) {
                         Some(t) => methods
                             .into_iter()
-                            .filter(|(m, f)| self.mods[*m].functions[*f].class.as_deref() == Some(t.as_str()))
+                            .filter(|(m, f)| {
+                                self.mods[*m].functions[*f].class.as_deref() == Some(t.as_str())
+                            })
                             .collect(),
                         None => methods,
                     }
