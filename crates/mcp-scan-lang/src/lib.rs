@@ -16,6 +16,7 @@
 pub mod discover;
 mod encoding;
 mod fold;
+pub mod go;
 mod imports;
 pub mod python;
 pub mod queries;
@@ -263,7 +264,7 @@ pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Every adapter this build knows, in a fixed order.
 pub fn adapters() -> &'static [&'static dyn LanguageAdapter] {
-    static ADAPTERS: [&dyn LanguageAdapter; 1] = [&python::PythonAdapter];
+    static ADAPTERS: [&dyn LanguageAdapter; 2] = [&python::PythonAdapter, &go::GoAdapter];
     &ADAPTERS
 }
 

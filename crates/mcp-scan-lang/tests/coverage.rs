@@ -37,6 +37,7 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     write(dir.path(), "web/b.tsx", "export const b = 2;\n");
     write(dir.path(), "web/types.d.ts", "export type T = string;\n");
     write(dir.path(), "web/main.go", "package main\n");
+    write(dir.path(), "native/lib.rs", "pub fn f() {}\n");
     write(
         dir.path(),
         "node_modules/x/index.js",
@@ -48,8 +49,8 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     assert_eq!(
         gap_kinds(&t),
         [
+            (GapKind::UnsupportedLanguage, "native/lib.rs".to_string()),
             (GapKind::UnsupportedLanguage, "web/a.ts".to_string()),
-            (GapKind::UnsupportedLanguage, "web/main.go".to_string()),
         ]
     );
     let ts = t
@@ -64,10 +65,12 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
         ts.reason
     );
     assert_eq!(t.coverage.files_by_language.get("python"), Some(&1));
+    // Go has an adapter: its file is analysed, not a gap.
+    assert_eq!(t.coverage.files_by_language.get("go"), Some(&1));
     assert!(
         t.diagnostics
             .iter()
-            .any(|d| d.message.contains("no Go adapter")),
+            .any(|d| d.message.contains("no Rust adapter")),
         "{:?}",
         t.diagnostics
     );
