@@ -145,6 +145,35 @@ const SKIP_KEYS: [&str; 6] = ["type", "$schema", "$ref", "$id", "format", "patte
 const JSON_TYPES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
 ];
+/// Whether the value of a machine-syntax key is that syntax, not prose the model reads: a
+/// `type` names a JSON type, a `format` is one token (`date-time`, `uri`), and a `pattern` or
+/// an id is whatever it is unless it reads as a sentence ("before geocoding, call …").
+fn machine_syntax(key: &str, value: &str) -> bool {
+    match key {
+        "type" => JSON_TYPES.contains(&value),
+        "format" => !value.trim().contains(char::is_whitespace),
+        _ => !reads_as_sentence(value),
+    }
+}
+
+/// Four or more words of letters in a row separated by single spaces: prose, not a regex or
+/// an identifier (`^[a-z]+ [0-9]+$` has no such run).
+fn reads_as_sentence(value: &str) -> bool {
+    let mut run = 0;
+    for w in value.split(' ') {
+        let w = w.trim_end_matches([',', '.', ';', ':']);
+        if w.len() >= 2 && w.chars().all(|c| c.is_ascii_alphabetic() || c == '\'') {
+            run += 1;
+            if run >= 4 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
 /// Schemas nest; a bound keeps hostile input from recursing without end.
 const MAX_DEPTH: usize = 64;
 
@@ -167,9 +196,7 @@ fn schema_fields<'a>(path: &str, v: &'a Value, out: &mut Vec<Field<'a>>, depth: 
                     // Property names are identifiers the model fills in.
                     out.push(Field::new(p.clone(), FieldClass::Name, k));
                 } else if SKIP_KEYS.contains(&k.as_str())
-                    && val
-                        .as_str()
-                        .is_some_and(|t| k != "type" || JSON_TYPES.contains(&t))
+                    && val.as_str().is_some_and(|t| machine_syntax(k, t))
                 {
                     continue;
                 }

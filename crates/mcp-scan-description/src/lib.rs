@@ -513,7 +513,11 @@ impl Names<'_, '_> {
         if self.extra.is_empty() && own.is_none() && tools.is_none() {
             return false;
         }
-        let names = || self.extra.iter().copied().chain(own);
+        // The entity's own parameters and declared names are its vocabulary for directive
+        // rules ("set `outputFile`"); for rules that rank tools (D001, D013) only a tool is a
+        // sibling: "pick this tool over other email checkers" does not name a sibling because
+        // the tool has an `email` parameter.
+        let names = || self.extra.iter().copied().filter(|_| directive).chain(own);
         text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
             .map(|t| t.trim_end_matches('.'))
             .any(|token| {
