@@ -7,7 +7,8 @@
 // response_format json_schema is enforced with llama.createGrammarForJsonSchema (generation can
 // only produce that shape); json_object with the library's generic JSON grammar; none is free
 // text. One request at a time (one context sequence): others wait in line. A fresh chat session
-// per request, so answers never depend on earlier requests.
+// per request, so answers never depend on earlier requests; the evaluated tokens of a common
+// prefix (an identical system prompt) are reused, as a server's prompt cache would.
 import http from "node:http";
 import path from "node:path";
 import os from "node:os";
@@ -83,7 +84,10 @@ async function complete(body) {
   }
   const maxTokens = Number(body.max_tokens ?? body.max_completion_tokens ?? 512);
   const started = Date.now();
-  await sequence.clearHistory();
+  const debug = process.env.SERVE_LOCAL_DEBUG === "1";
+  if (debug) console.error(`start: ${rf} system=${system.length} user=${text(last).length} chars, max_tokens=${maxTokens}`);
+  // The sequence keeps what it evaluated last: a request that starts with the same tokens
+  // (the same system prompt) reuses that prefix instead of evaluating it again.
   const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: system || undefined });
   let finish = "stop";
   const meter = sequence.tokenMeter.getState();
@@ -93,9 +97,11 @@ async function complete(body) {
       maxTokens,
       temperature: Number(body.temperature ?? 0),
       seed: body.seed,
+      onTextChunk: debug ? (t) => process.stderr.write(t) : undefined,
     });
     const answer = meta.responseText;
     const used = sequence.tokenMeter.diff(meter);
+    const promptTokens = model.tokenize(system).length + model.tokenize(text(last)).length;
     if (meta.stopReason === "maxTokens") finish = "length";
     return {
       id: `chatcmpl-local-${started}`,
@@ -103,10 +109,13 @@ async function complete(body) {
       created: Math.floor(started / 1000),
       model: modelName,
       choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: finish }],
+      // prompt_tokens: the messages' own tokens (chat-template tokens aside); cached_tokens:
+      // those of them not evaluated again because the previous request began the same way.
       usage: {
-        prompt_tokens: used.usedInputTokens,
+        prompt_tokens: promptTokens,
         completion_tokens: used.usedOutputTokens,
-        total_tokens: used.usedInputTokens + used.usedOutputTokens,
+        total_tokens: promptTokens + used.usedOutputTokens,
+        prompt_tokens_details: { cached_tokens: Math.max(0, promptTokens - used.usedInputTokens) },
       },
       timing_ms: Date.now() - started,
     };
@@ -139,7 +148,7 @@ const server = http.createServer((req, res) => {
     if (body.stream) return send(400, { error: { message: "streaming is not supported" } });
     try {
       const out = await serially(() => complete(body));
-      console.error(`request: ${body.response_format?.type ?? "text"} prompt=${out.usage.prompt_tokens} completion=${out.usage.completion_tokens} ${out.timing_ms} ms`);
+      console.error(`request: ${body.response_format?.type ?? "text"} prompt=${out.usage.prompt_tokens} cached=${out.usage.prompt_tokens_details.cached_tokens} completion=${out.usage.completion_tokens} ${out.timing_ms} ms`);
       send(200, out);
     } catch (e) {
       send(e.status ?? 500, { error: { message: String(e.message ?? e) } });
