@@ -361,7 +361,7 @@ fn analyze_entry(
     let mut behavior = behavior;
     // Thin evidence is where static analysis may have missed something: a reader (the LLM
     // check) then gets the code itself.
-    if behavior.capabilities.is_empty() && behavior.flows.is_empty() || !behavior.complete {
+    if (behavior.capabilities.is_empty() && behavior.flows.is_empty()) || !behavior.complete {
         behavior.code = code_excerpts(input, mi, ep.function, &an.analysed_functions());
     }
     let findings = evaluate_rules(rules, &behavior, &facts, prog.models);
