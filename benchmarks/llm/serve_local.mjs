@@ -60,7 +60,9 @@ const serially = (fn) => {
   return run;
 };
 
-async function complete(body) {
+async function complete(body, signal) {
+  // A client that gave up (its timeout) is not answered: its turn is skipped or cut short.
+  if (signal.aborted) throw Object.assign(new Error("client went away"), { status: 499 });
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const text = (m) => (typeof m.content === "string" ? m.content
     : Array.isArray(m.content) ? m.content.map((p) => p.text ?? "").join("") : "");
@@ -97,6 +99,7 @@ async function complete(body) {
       maxTokens,
       temperature: Number(body.temperature ?? 0),
       seed: body.seed,
+      signal,
       onTextChunk: debug ? (t) => process.stderr.write(t) : undefined,
     });
     const answer = meta.responseText;
@@ -135,6 +138,10 @@ const server = http.createServer((req, res) => {
   if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
     return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
   }
+  const gone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableEnded) gone.abort();
+  });
   let raw = "";
   req.setEncoding("utf8");
   req.on("data", (c) => { raw += c; });
@@ -147,7 +154,7 @@ const server = http.createServer((req, res) => {
     }
     if (body.stream) return send(400, { error: { message: "streaming is not supported" } });
     try {
-      const out = await serially(() => complete(body));
+      const out = await serially(() => complete(body, gone.signal));
       console.error(`request: ${body.response_format?.type ?? "text"} prompt=${out.usage.prompt_tokens} cached=${out.usage.prompt_tokens_details.cached_tokens} completion=${out.usage.completion_tokens} ${out.timing_ms} ms`);
       send(200, out);
     } catch (e) {
