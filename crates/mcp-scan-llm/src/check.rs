@@ -93,7 +93,7 @@ pub struct LlmOutcome {
     pub warnings: Vec<String>,
     /// How the model did on the known-answer cases, when they ran.
     pub qualification: Option<crate::qualification::Qualification>,
-    /// The answers to those cases (mode, valid): they count towards the valid-answer rate.
+    /// The answers to those cases (mode, valid), apart from the tools' own.
     pub qualification_answers: Vec<(AnswerMode, bool)>,
 }
 
@@ -103,11 +103,6 @@ impl LlmOutcome {
             tools: self.tools.len(),
             ..RunStats::default()
         };
-        for (mode, valid) in &self.qualification_answers {
-            let c = s.answers.entry(*mode).or_default();
-            c.total += 1;
-            c.valid += u64::from(*valid);
-        }
         for t in &self.tools {
             s.requests += u64::from(t.requests);
             s.cache_hits += u64::from(t.cached);
@@ -155,12 +150,14 @@ impl LlmOutcome {
             .model
             .split_once('/')
             .unwrap_or(("", self.model.as_str()));
-        let answer_modes = self
+        let modes: std::collections::BTreeSet<AnswerMode> = self
             .stats()
             .answers
             .keys()
-            .map(|m| m.as_str().to_string())
+            .copied()
+            .chain(self.qualification_answers.iter().map(|(m, _)| *m))
             .collect();
+        let answer_modes = modes.iter().map(|m| m.as_str().to_string()).collect();
         mcp_scan_core::LlmRun {
             provider: provider.to_string(),
             model: model.to_string(),
