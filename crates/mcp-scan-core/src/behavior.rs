@@ -111,4 +111,19 @@ pub struct ToolBehavior {
     pub complete: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The handler's own source and the helpers it calls, bounded, for a reader (the LLM
+    /// check) when the evidence above is thin. Filled only then; not written to reports,
+    /// which carry locations, never the server's code.
+    #[serde(default, skip_serializing)]
+    pub code: Vec<CodeExcerpt>,
+}
+
+/// A function's source text as scanned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeExcerpt {
+    /// Where the function starts.
+    pub location: SourceLocation,
+    /// `server.fetch` (module and qualified name).
+    pub function: String,
+    pub text: String,
 }

@@ -11,12 +11,15 @@ pub mod report;
 pub mod severity;
 pub mod taxonomy;
 
-pub use behavior::{Capability, DeclaredParam, FlowStep, SourceLocation, TaintFlow, ToolBehavior};
+pub use behavior::{
+    Capability, CodeExcerpt, DeclaredParam, FlowStep, SourceLocation, TaintFlow, ToolBehavior,
+};
 pub use finding::{Analyzer, EntityKind, Evidence, Finding, FindingBuilder, ToolRef, fingerprint};
 pub use report::{
     AnalyzerState, AnalyzerStatus, BaselineEntryNote, ContainmentLayer, Coverage, CoverageGap,
-    Diagnostic, DiagnosticLevel, EntityReport, ExitKind, FailOn, GapKind, REPORT_SCHEMA_VERSION,
-    Report, ScanInfo, ServerReport, SuppressedFinding, SuppressionKind, Suppressions, ToolStatus,
+    Diagnostic, DiagnosticLevel, EntityReport, ExitKind, FailOn, GapKind, LlmQualification, LlmRun,
+    REPORT_SCHEMA_VERSION, Report, ScanInfo, ServerReport, SuppressedFinding, SuppressionKind,
+    Suppressions, ToolStatus,
 };
 pub use severity::{Confidence, Severity};
 pub use taxonomy::{TaxonomyEntry, TaxonomyRef};

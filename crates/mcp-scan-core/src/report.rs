@@ -207,6 +207,72 @@ pub struct Report {
     /// does not select: counted and listed, never silently dropped (`mcp-scan scan`).
     #[serde(default, skip_serializing_if = "Suppressions::is_empty")]
     pub suppressions: Suppressions,
+    /// Which model the LLM check asked, how, and whether it proved itself first: a reader
+    /// needs this to know how much the `llm` findings (or their absence) are worth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmRun>,
+}
+
+/// The model behind the `llm` analyzer's verdicts in this report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmRun {
+    /// `openai`, `llamacpp`, `bedrock`, ...
+    pub provider: String,
+    pub model: String,
+    /// How answers were asked for (`json_schema`, `tool_use`, `json_object`), each mode that
+    /// answered; empty when every answer came from the cache.
+    #[serde(default)]
+    pub answer_modes: Vec<String>,
+    /// The known-answer cases' result; `None` when they did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qualification: Option<LlmQualification>,
+}
+
+/// How the model did on the built-in known-answer cases (balanced, aligned and mismatched).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmQualification {
+    pub aligned_right: usize,
+    pub aligned_total: usize,
+    pub mismatched_right: usize,
+    pub mismatched_total: usize,
+    /// Right answers needed in each class.
+    pub min_correct_per_class: usize,
+    /// False: the model's verdicts were made advisory (LOW, low confidence, never failing).
+    pub qualified: bool,
+}
+
+impl LlmRun {
+    /// `llamacpp/qwen (json_schema); qualified 11/12 (aligned 6/6, mismatched 5/6)`.
+    pub fn line(&self) -> String {
+        let modes = if self.answer_modes.is_empty() {
+            "answers from cache".to_string()
+        } else {
+            self.answer_modes.join(", ")
+        };
+        let q = match &self.qualification {
+            None => "qualification not run".to_string(),
+            Some(q) => format!(
+                "{} {}/{} (aligned {}/{}, mismatched {}/{}){}",
+                if q.qualified {
+                    "qualified"
+                } else {
+                    "NOT qualified"
+                },
+                q.aligned_right + q.mismatched_right,
+                q.aligned_total + q.mismatched_total,
+                q.aligned_right,
+                q.aligned_total,
+                q.mismatched_right,
+                q.mismatched_total,
+                if q.qualified {
+                    ""
+                } else {
+                    ": verdicts advisory"
+                }
+            ),
+        };
+        format!("{}/{} ({modes}); {q}", self.provider, self.model)
+    }
 }
 
 /// How a finding came to be suppressed.
@@ -443,6 +509,7 @@ impl Report {
             containment: Vec::new(),
             servers: Vec::new(),
             suppressions: Suppressions::default(),
+            llm: None,
         }
     }
 

@@ -260,6 +260,15 @@ pub struct Analyzer<'p, 'm> {
 }
 
 impl<'p, 'm> Analyzer<'p, 'm> {
+    /// Every function whose body this analyzer ran (the entry and the helpers it reached),
+    /// as (module, function), sorted.
+    pub fn analysed_functions(&self) -> Vec<(usize, FuncId)> {
+        let mut v: Vec<(usize, FuncId)> = self.memo.keys().map(|k| (k.module, k.func)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     pub fn new(prog: &'p Program<'m>) -> Self {
         Analyzer {
             prog,

@@ -125,6 +125,7 @@ fn not_analysed(input: &Input<'_>, module: &Module, ep: &EntryPoint, reason: Str
             flows: Vec::new(),
             complete: false,
             notes: vec![reason.clone()],
+            code: Vec::new(),
         },
         target,
         findings: Vec::new(),
@@ -355,7 +356,14 @@ fn analyze_entry(
         flows,
         complete: incomplete.is_none(),
         notes: incomplete.iter().cloned().collect(),
+        code: Vec::new(),
     };
+    let mut behavior = behavior;
+    // Thin evidence is where static analysis may have missed something: a reader (the LLM
+    // check) then gets the code itself.
+    if (behavior.capabilities.is_empty() && behavior.flows.is_empty()) || !behavior.complete {
+        behavior.code = code_excerpts(input, mi, ep.function, &an.analysed_functions());
+    }
     let findings = evaluate_rules(rules, &behavior, &facts, prog.models);
     ToolResult {
         target,
@@ -363,6 +371,60 @@ fn analyze_entry(
         findings,
         incomplete,
     }
+}
+
+/// Characters of source kept per tool (handler first, then its helpers in source order).
+const MAX_CODE_CHARS: usize = 4000;
+
+/// The handler's source and that of the helpers it reached, within [`MAX_CODE_CHARS`].
+fn code_excerpts(
+    input: &Input<'_>,
+    mi: usize,
+    handler: mcp_scan_ir::FuncId,
+    analysed: &[(usize, mcp_scan_ir::FuncId)],
+) -> Vec<mcp_scan_core::CodeExcerpt> {
+    let mut order = vec![(mi, handler)];
+    order.extend(analysed.iter().copied().filter(|f| *f != (mi, handler)));
+    let mut left = MAX_CODE_CHARS;
+    let mut out = Vec::new();
+    for (m, f) in order {
+        let Some(module) = input.modules.get(m) else {
+            continue;
+        };
+        let Some(func) = module.functions.get(f) else {
+            continue;
+        };
+        let source = source_of(input, &module.path);
+        let Some(text) = source.get(func.span.start_byte..func.span.end_byte) else {
+            continue;
+        };
+        // Nested functions are inside their parent's text already.
+        if func.parent.is_some()
+            && out.iter().any(|e: &mcp_scan_core::CodeExcerpt| {
+                e.location.file == module.path && e.text.contains(text)
+            })
+        {
+            continue;
+        }
+        if left < 80 {
+            break;
+        }
+        let text = if text.chars().count() > left {
+            let kept: String = text.chars().take(left).collect();
+            format!("{kept}\n# ... cut to fit")
+        } else {
+            text.to_string()
+        };
+        left = left.saturating_sub(text.chars().count());
+        let mut location = func.span.location(&module.path, source);
+        location.snippet = None;
+        out.push(mcp_scan_core::CodeExcerpt {
+            location,
+            function: format!("{}.{}", module.name, func.qualname),
+            text,
+        });
+    }
+    out
 }
 
 fn to_location(input: &Input<'_>, l: &Loc) -> SourceLocation {

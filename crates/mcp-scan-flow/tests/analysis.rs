@@ -885,3 +885,36 @@ fn deeply_nested_expressions_are_analysed_on_a_small_caller_stack() {
         .expect("no stack overflow");
     assert_eq!(flows, 1);
 }
+
+#[test]
+fn thin_evidence_carries_the_handler_and_its_helpers_source_and_rich_evidence_does_not() {
+    let rs = server(
+        r#"
+import os
+
+def _shout(text):
+    return text.upper() + "!"
+
+@mcp.tool()
+def loud(text: str) -> str:
+    """Returns the text in capitals."""
+    return _shout(text)
+
+@mcp.tool()
+def home() -> str:
+    """Returns the home directory."""
+    return os.environ["HOME"]
+"#,
+    );
+    let thin = tool(&rs, "loud");
+    assert!(thin.capabilities.is_empty() && thin.flows.is_empty());
+    assert_eq!(thin.code.len(), 2, "{:?}", thin.code);
+    assert!(thin.code[0].function.ends_with("loud"), "handler first");
+    assert!(thin.code[0].text.contains("return _shout(text)"));
+    assert!(thin.code[1].function.ends_with("_shout"));
+    assert!(thin.code[1].text.contains("text.upper()"));
+    // Twin: evidence was found, so the prompt keeps to it.
+    let rich = tool(&rs, "home");
+    assert!(!rich.capabilities.is_empty(), "{rich:?}");
+    assert!(rich.code.is_empty());
+}

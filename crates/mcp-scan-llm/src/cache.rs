@@ -20,6 +20,15 @@ pub struct CacheEntry<V = Verdict> {
     pub usage: Option<Usage>,
 }
 
+/// A prompt whose answers failed validation: remembered so a re-scan does not send it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureEntry {
+    pub format: u32,
+    pub model: String,
+    /// Why the answers were rejected.
+    pub reason: String,
+}
+
 /// A directory of answers, one JSON file per key.
 #[derive(Debug, Clone)]
 pub struct AnswerCache {
@@ -63,6 +72,41 @@ impl AnswerCache {
         (entry.format == ENTRY_FORMAT).then_some(entry)
     }
 
+    fn failure_path(&self, key: &str) -> PathBuf {
+        self.dir
+            .join(key.get(..2).unwrap_or("xx"))
+            .join(format!("{key}.failed.json"))
+    }
+
+    /// A remembered validation failure of this prompt (same provider, model, template).
+    pub fn get_failure(&self, key: &str) -> Option<FailureEntry> {
+        let bytes = std::fs::read(self.failure_path(key)).ok()?;
+        let entry: FailureEntry = serde_json::from_slice(&bytes).ok()?;
+        (entry.format == ENTRY_FORMAT).then_some(entry)
+    }
+
+    /// Remembers that this prompt's answers failed validation.
+    pub fn put_failure(&self, key: &str, model: &str, reason: &str) -> std::io::Result<()> {
+        let entry = FailureEntry {
+            format: ENTRY_FORMAT,
+            model: model.to_string(),
+            reason: reason.to_string(),
+        };
+        let bytes = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
+        self.write_atomically(&self.failure_path(key), key, &bytes)
+    }
+
+    fn write_atomically(&self, path: &Path, key: &str, bytes: &[u8]) -> std::io::Result<()> {
+        let parent = path.parent().unwrap_or(&self.dir);
+        std::fs::create_dir_all(parent)?;
+        // Unique per process and write, so concurrent writers never share a temporary file.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = parent.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)
+    }
+
     /// Stores an answer atomically (write to a temporary file, then rename).
     pub fn put<V: Serialize + Clone>(
         &self,
@@ -71,9 +115,6 @@ impl AnswerCache {
         verdict: &V,
         usage: Option<Usage>,
     ) -> std::io::Result<()> {
-        let path = self.path(key);
-        let parent = path.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(parent)?;
         let entry = CacheEntry {
             format: ENTRY_FORMAT,
             model: model.to_string(),
@@ -81,12 +122,7 @@ impl AnswerCache {
             usage,
         };
         let bytes = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-        // Unique per process and write, so concurrent writers never share a temporary file.
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = parent.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, &path)
+        self.write_atomically(&self.path(key), key, &bytes)
     }
 }
 

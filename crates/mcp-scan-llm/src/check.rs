@@ -93,6 +93,8 @@ pub struct LlmOutcome {
     pub warnings: Vec<String>,
     /// How the model did on the known-answer cases, when they ran.
     pub qualification: Option<crate::qualification::Qualification>,
+    /// The answers to those cases (mode, valid), apart from the tools' own.
+    pub qualification_answers: Vec<(AnswerMode, bool)>,
 }
 
 impl LlmOutcome {
@@ -140,6 +142,38 @@ impl LlmOutcome {
             s.incomplete,
             s.answers_summary()
         )
+    }
+
+    /// What a report says about the model behind these verdicts.
+    pub fn run_info(&self) -> mcp_scan_core::LlmRun {
+        let (provider, model) = self
+            .model
+            .split_once('/')
+            .unwrap_or(("", self.model.as_str()));
+        let modes: std::collections::BTreeSet<AnswerMode> = self
+            .stats()
+            .answers
+            .keys()
+            .copied()
+            .chain(self.qualification_answers.iter().map(|(m, _)| *m))
+            .collect();
+        let answer_modes = modes.iter().map(|m| m.as_str().to_string()).collect();
+        mcp_scan_core::LlmRun {
+            provider: provider.to_string(),
+            model: model.to_string(),
+            answer_modes,
+            qualification: self
+                .qualification
+                .as_ref()
+                .map(|q| mcp_scan_core::LlmQualification {
+                    aligned_right: q.aligned_right,
+                    aligned_total: q.aligned_total,
+                    mismatched_right: q.mismatch_right,
+                    mismatched_total: q.mismatch_total,
+                    min_correct_per_class: q.min_correct_per_class,
+                    qualified: q.passed(),
+                }),
+        }
     }
 
     pub fn get(&self, tool: &ToolRef) -> Option<&ToolOutcome> {
@@ -197,6 +231,7 @@ impl AlignmentCheck {
             tools,
             warnings,
             qualification: None,
+            qualification_answers: Vec::new(),
         }
     }
 }
@@ -487,6 +522,21 @@ where
         out.result = Ok(entry.verdict);
         return out;
     }
+    // A prompt whose answers failed validation before fails the same way again: say so rather
+    // than pay for it on every re-scan.
+    if let Some(cache) = &eng.cache
+        && let Some(failed) = cache.get_failure(ask.key)
+    {
+        out.result = Err(format!(
+            "{} (remembered from an earlier scan: this prompt is not sent to {model_label} again)",
+            failed.reason
+        ));
+        out.warning = Some(format!(
+            "prompts whose answers from {model_label} failed validation in an earlier scan were not sent again (remembered per model and template in {}; delete that directory to retry)",
+            cache.dir().display()
+        ));
+        return out;
+    }
     let mut request = ChatRequest {
         system: ask.system.to_string(),
         user: ask.user.to_string(),
@@ -582,8 +632,16 @@ where
                     Err(invalid) => {
                         invalid_answers += 1;
                         if invalid_answers > 1 {
-                            out.result =
-                                Err(format!("the model's answer was invalid twice: {invalid}"));
+                            let reason = format!("the model's answer was invalid twice: {invalid}");
+                            if let Some(c) = &eng.cache
+                                && let Err(e) = c.put_failure(ask.key, &model_label, &reason)
+                            {
+                                out.warning = Some(format!(
+                                    "cannot write LLM answer cache in {}: {e}",
+                                    c.dir().display()
+                                ));
+                            }
+                            out.result = Err(reason);
                             return out;
                         }
                         // Our own words only: nothing of the rejected answer is echoed back.

@@ -175,6 +175,7 @@ pub fn apply_outcome(report: &mut Report, outcome: &LlmOutcome, unchecked: &str)
     if !report.scan.analyzers.contains(&Analyzer::Llm) {
         report.scan.analyzers.push(Analyzer::Llm);
     }
+    report.llm = Some(outcome.run_info());
     for t in &outcome.tools {
         let idx = match report.entities.iter().position(|e| e.target == t.tool) {
             Some(i) => i,

@@ -130,6 +130,7 @@ pub async fn check(
     let provider = build_provider(settings).await?;
     let prompts = PromptBuilder::new(Template::builtin()?);
     let started = std::time::Instant::now();
+    let mut qualification_answers = Vec::new();
     let qualification = if settings.qualify {
         let cases = qualification::Cases::builtin()?;
         let out = AlignmentCheck::new(provider.clone(), prompts.clone(), settings.clone())
@@ -139,6 +140,7 @@ pub async fn check(
         if !q.passed() && settings.require_qualified {
             return Err(LlmError::Unqualified(q.warning()));
         }
+        qualification_answers = out.tools.iter().flat_map(|t| t.answers.clone()).collect();
         Some(q)
     } else {
         None
@@ -156,6 +158,7 @@ pub async fn check(
         outcome.warnings.insert(0, q.warning());
     }
     outcome.qualification = qualification;
+    outcome.qualification_answers = qualification_answers;
     Ok(outcome)
 }
 

@@ -348,6 +348,7 @@ impl PoisonJudge {
             tools,
             warnings,
             qualification: None,
+            qualification_answers: Vec::new(),
         }
     }
 }

@@ -66,14 +66,28 @@ impl PromptBuilder {
         &self.template
     }
 
-    /// Builds the prompt for one tool with fresh random delimiters.
+    /// Builds the prompt for one tool. The delimiter key is a hash of the data it fences, so
+    /// unchanged code gets a byte-identical prompt (stable verdicts, cacheable by providers)
+    /// while the server still cannot close the fence: its text would have to contain the hash
+    /// of itself.
     pub fn build(&self, behavior: &ToolBehavior) -> Prompt {
-        let declared = declared_text(behavior);
-        let mut nonce = random_nonce();
-        // The nonce is 128 random bits, so this loop runs once; it guards the invariant that no
-        // server text can contain the real closing delimiter.
-        while declared.contains(&nonce) || evidence_mentions(behavior, &nonce) {
-            nonce = random_nonce();
+        let mut h = Sha256::new();
+        h.update(declared_text(behavior).as_bytes());
+        for i in evidence_items(behavior, usize::MAX) {
+            h.update([0u8]);
+            h.update(i.text.as_bytes());
+        }
+        for c in &behavior.code {
+            h.update([1u8]);
+            h.update(c.text.as_bytes());
+        }
+        let seed = h.finalize();
+        let mut nonce = content_nonce(&seed, 0);
+        // Guards the invariant that no server text contains the real closing delimiter.
+        let mut n = 0u32;
+        while data_mentions(behavior, &nonce) {
+            n += 1;
+            nonce = content_nonce(&seed, n);
         }
         self.build_with_nonce(behavior, &nonce)
     }
@@ -84,7 +98,7 @@ impl PromptBuilder {
         let (declared, declared_truncated) =
             truncate_chars(&declared_text(behavior), t.max_declared_chars as usize);
         let items = evidence_items(behavior, t.max_item_chars as usize);
-        let render = |nonce: &str, included: &[EvidenceItem], omitted: usize| {
+        let render = |nonce: &str, included: &[EvidenceItem], omitted: usize, code: &str| {
             let open = format!("<<<DATA {nonce}>>>");
             let close = format!("<<<END DATA {nonce}>>>");
             let threats: String = t
@@ -93,10 +107,14 @@ impl PromptBuilder {
                 .map(|x| format!("- {}: {}", x.name, x.hint))
                 .collect::<Vec<_>>()
                 .join("\n");
-            let system = fill(
-                &t.system,
-                &[("threats", &threats), ("open", &open), ("close", &close)],
-            );
+            let system = fill(&t.system, &[("threats", &threats)]);
+            let code_text = if code.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\nSource of the tool and the helpers it calls (the static evidence is thin):\n{open}\n{code}\n{close}\n"
+                )
+            };
             let evidence = if included.is_empty() {
                 "(static analysis found no capabilities or data flows)".to_string()
             } else {
@@ -121,6 +139,7 @@ impl PromptBuilder {
                     ("declared", &declared),
                     ("evidence", &evidence),
                     ("omitted", &omitted_text),
+                    ("code", &code_text),
                 ],
             );
             (system, user, open, close)
@@ -133,7 +152,7 @@ impl PromptBuilder {
         for item in &items {
             let mut candidate = included.clone();
             candidate.push(item.clone());
-            let (s, u, _, _) = render(nonce, &candidate, items.len() - candidate.len());
+            let (s, u, _, _) = render(nonce, &candidate, items.len() - candidate.len(), "");
             if estimate_tokens(&s) + estimate_tokens(&u) <= budget {
                 included = candidate;
             } else {
@@ -146,8 +165,17 @@ impl PromptBuilder {
             item.text = item.text.replacen(&item.id, &new_id, 1);
             item.id = new_id;
         }
-        let (system, user, open, close) = render(nonce, &included, omitted);
-        let (cs, cu, _, _) = render(CANONICAL_NONCE, &included, omitted);
+        // The code goes in last, in what the budget leaves (whole lines, handler first).
+        let code = {
+            let (s0, u0, _, _) = render(nonce, &included, omitted, "x");
+            let left = budget.saturating_sub(estimate_tokens(&s0) + estimate_tokens(&u0));
+            code_within(
+                &behavior.code,
+                usize::try_from(left.saturating_mul(4)).unwrap_or(0),
+            )
+        };
+        let (system, user, open, close) = render(nonce, &included, omitted, &code);
+        let (cs, cu, _, _) = render(CANONICAL_NONCE, &included, omitted, &code);
         let mut h = Sha256::new();
         for part in [cs.as_str(), cu.as_str()] {
             h.update(part.as_bytes());
@@ -166,6 +194,41 @@ impl PromptBuilder {
             close,
         }
     }
+}
+
+/// The excerpts as the model sees them, within `max` characters: each under a comment naming
+/// the function and its location, cut at a line end with a note when space runs out.
+fn code_within(code: &[mcp_scan_core::CodeExcerpt], max: usize) -> String {
+    const CUT: &str = "# ... (cut to fit the size limit)";
+    let mut out = String::new();
+    for c in code {
+        let head = format!("# {} ({})\n", c.function, loc(&c.location));
+        let room = max.saturating_sub(out.chars().count() + head.chars().count() + 1);
+        if room < CUT.len() + 40 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&head);
+        if c.text.chars().count() <= room {
+            out.push_str(c.text.trim_end());
+            continue;
+        }
+        let mut used = 0usize;
+        for line in c.text.lines() {
+            let n = line.chars().count() + 1;
+            if used + n + CUT.len() > room {
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+            used += n;
+        }
+        out.push_str(CUT);
+        break;
+    }
+    out
 }
 
 const CANONICAL_NONCE: &str = "00000000000000000000000000000000";
@@ -189,10 +252,21 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn evidence_mentions(b: &ToolBehavior, needle: &str) -> bool {
-    evidence_items(b, usize::MAX)
-        .iter()
-        .any(|i| i.text.contains(needle))
+fn data_mentions(b: &ToolBehavior, needle: &str) -> bool {
+    declared_text(b).contains(needle)
+        || evidence_items(b, usize::MAX)
+            .iter()
+            .any(|i| i.text.contains(needle))
+        || b.code.iter().any(|c| c.text.contains(needle))
+}
+
+/// 32 hex characters from the data's hash and a counter.
+fn content_nonce(seed: &[u8], n: u32) -> String {
+    let mut h = Sha256::new();
+    h.update(seed);
+    h.update(n.to_le_bytes());
+    let d = h.finalize();
+    hex(d.get(..16).unwrap_or(&d))
 }
 
 /// Tool name, description and parameters, as the server declares them (all untrusted).
@@ -278,31 +352,61 @@ fn one_line(s: &str) -> String {
 }
 
 fn render_flow(id: &str, f: &TaintFlow, max: usize) -> String {
-    let mut s = format!(
+    let header = format!(
         "{id} flow: {} -> {} via {}{}",
         f.source,
         f.sink_kind,
         f.sink_api,
         if f.sanitized { " (sanitized)" } else { "" }
     );
-    // Long paths keep their first two and last two hops: where the data comes from and where
-    // it ends up matter most.
-    let hops: Vec<&mcp_scan_core::FlowStep> = if f.path.len() > 5 {
-        f.path
-            .iter()
-            .take(2)
-            .chain(f.path.iter().skip(f.path.len() - 2))
-            .collect()
-    } else {
-        f.path.iter().collect()
+    let hop = |h: &mcp_scan_core::FlowStep, room: usize| {
+        let at = loc(&h.location);
+        let note = clip_code(
+            &one_line(&h.note),
+            room.saturating_sub(at.chars().count() + 4),
+        );
+        format!("\n   {at} {note}")
     };
-    for (i, h) in hops.iter().enumerate() {
-        if f.path.len() > 5 && i == 2 {
-            s.push_str(&format!("\n   ... {} hop(s) ...", f.path.len() - 4));
-        }
-        s.push_str(&format!("\n   {} {}", loc(&h.location), one_line(&h.note)));
+    // Where the data ends up matters most: the last hop (the sink) is kept whole as long as
+    // anything is; middle hops go first, then the source end shrinks.
+    let n = f.path.len();
+    let Some(last) = f.path.last() else {
+        return truncate_chars(&header, max).0;
+    };
+    let sink = hop(last, max.saturating_sub(header.chars().count()));
+    let mut firsts: Vec<String> = f
+        .path
+        .iter()
+        .take(n.saturating_sub(1))
+        .map(|h| hop(h, max / 3))
+        .collect();
+    let len = |firsts: &[String], elided: usize| {
+        header.chars().count()
+            + sink.chars().count()
+            + firsts.iter().map(|x| x.chars().count()).sum::<usize>()
+            + if elided > 0 { 24 } else { 0 }
+    };
+    let mut elided = 0usize;
+    while len(&firsts, elided) > max && firsts.len() > 1 {
+        firsts.remove(1.min(firsts.len() - 1));
+        elided += 1;
     }
-    truncate_chars(&s, max).0
+    if len(&firsts, elided) > max {
+        firsts.clear();
+        elided = n.saturating_sub(1);
+    }
+    let mut s = header.clone();
+    for (i, x) in firsts.iter().enumerate() {
+        s.push_str(x);
+        if i == 0 && elided > 0 {
+            s.push_str(&format!("\n   ... {elided} hop(s) ..."));
+        }
+    }
+    if firsts.is_empty() && elided > 0 {
+        s.push_str(&format!("\n   ... {elided} hop(s) ..."));
+    }
+    s.push_str(&sink);
+    s
 }
 
 fn render_capability(id: &str, c: &Capability, max: usize) -> String {
@@ -315,14 +419,92 @@ fn render_capability(id: &str, c: &Capability, max: usize) -> String {
     if let Some(d) = &c.detail {
         s.push_str(&format!(" [{}]", one_line(d)));
     }
+    let (mut s, _) = truncate_chars(&s, max / 2);
     if let Some(snip) = &c.location.snippet {
-        s.push_str(&format!("\n   code: {}", one_line(snip)));
+        let room = max.saturating_sub(s.chars().count() + 10);
+        s.push_str(&format!("\n   code: {}", clip_code(&one_line(snip), room)));
     }
     if !c.via.is_empty() {
         let chain: Vec<String> = c.via.iter().map(loc).collect();
-        s.push_str(&format!("\n   reached via {}", chain.join(" -> ")));
+        let via = format!("\n   reached via {}", chain.join(" -> "));
+        if s.chars().count() + via.chars().count() <= max {
+            s.push_str(&via);
+        }
     }
-    truncate_chars(&s, max).0
+    s
+}
+
+/// Shortens a line of code to `max` characters without cutting a call in half: the innermost
+/// bracketed arguments become `…` first (`requests.post(url, data=dumps(…))`, then
+/// `requests.post(…)`), so the callee and the shape of the call stay.
+pub(crate) fn clip_code(code: &str, max: usize) -> String {
+    if code.chars().count() <= max {
+        return code.to_string();
+    }
+    let depth_max = bracket_depths(code).into_iter().max().unwrap_or(0);
+    for d in (1..=depth_max).rev() {
+        let shorter = collapse_from_depth(code, d);
+        if shorter.chars().count() <= max {
+            return shorter;
+        }
+    }
+    let collapsed = collapse_from_depth(code, 1);
+    // Still too long (a very long callee chain or no brackets): keep the start.
+    truncate_chars(&collapsed, max).0
+}
+
+/// Bracket depth of each character (inside string literals, brackets do not count).
+fn bracket_depths(code: &str) -> Vec<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut out = Vec::with_capacity(code.len());
+    let mut prev = '\0';
+    for ch in code.chars() {
+        match quote {
+            Some(q) => {
+                out.push(depth);
+                if ch == q && prev != '\\' {
+                    quote = None;
+                }
+            }
+            None => match ch {
+                '\'' | '"' => {
+                    quote = Some(ch);
+                    out.push(depth);
+                }
+                '(' | '[' | '{' => {
+                    out.push(depth);
+                    depth += 1;
+                }
+                ')' | ']' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    out.push(depth);
+                }
+                _ => out.push(depth),
+            },
+        }
+        prev = ch;
+    }
+    out
+}
+
+/// Replaces every run of characters at bracket depth `d` or deeper with `…`.
+fn collapse_from_depth(code: &str, d: usize) -> String {
+    let depths = bracket_depths(code);
+    let mut out = String::new();
+    let mut in_run = false;
+    for (ch, depth) in code.chars().zip(depths) {
+        if depth >= d {
+            if !in_run {
+                out.push('…');
+                in_run = true;
+            }
+        } else {
+            in_run = false;
+            out.push(ch);
+        }
+    }
+    out
 }
 
 /// (priority, position in the behaviour, renderer given the id, location, short note)

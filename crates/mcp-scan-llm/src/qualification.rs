@@ -107,6 +107,7 @@ impl Cases {
                 flows: vec![],
                 complete: true,
                 notes: vec![],
+                code: vec![],
             };
             for k in c.capability {
                 b.capabilities.push(Capability {

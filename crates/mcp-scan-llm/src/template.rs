@@ -53,8 +53,10 @@ pub struct Template {
     pub threats: Vec<ThreatLine>,
 }
 
-const SYSTEM_PLACEHOLDERS: &[&str] = &["threats", "open", "close"];
-const USER_PLACEHOLDERS: &[&str] = &["open", "close", "declared", "evidence", "omitted"];
+// The system text carries no per-request value: it is an identical prefix of every request.
+const SYSTEM_PLACEHOLDERS: &[&str] = &["threats"];
+const USER_PLACEHOLDERS: &[&str] = &["open", "close", "declared", "evidence", "omitted", "code"];
+const USER_REQUIRED: &[&str] = &["open", "close", "declared", "evidence", "omitted"];
 
 impl Template {
     /// The built-in template (validated by a unit test, so this cannot fail in a release).
@@ -96,10 +98,10 @@ impl Template {
         check_placeholders(
             raw.system.get_ref(),
             SYSTEM_PLACEHOLDERS,
-            &["threats", "open", "close"],
+            SYSTEM_PLACEHOLDERS,
         )
         .map_err(|m| err(raw.system.span(), format!("`system`: {m}")))?;
-        check_placeholders(raw.user.get_ref(), USER_PLACEHOLDERS, USER_PLACEHOLDERS)
+        check_placeholders(raw.user.get_ref(), USER_PLACEHOLDERS, USER_REQUIRED)
             .map_err(|m| err(raw.user.span(), format!("`user`: {m}")))?;
         if raw.threat.is_empty() {
             return Err(err(

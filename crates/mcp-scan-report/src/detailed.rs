@@ -13,6 +13,9 @@ pub(crate) fn render(v: &View<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", v.header());
     let _ = writeln!(out, "{}", v.analyzers_line());
+    if let Some(line) = v.llm_line() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(line) = v.coverage_line() {
         let _ = writeln!(out, "{line}");
     }

@@ -6,7 +6,7 @@
 
 use crate::RenderOptions;
 use mcp_scan_core::{
-    AnalyzerStatus, ContainmentLayer, Coverage, Diagnostic, EntityReport, Finding, Report,
+    AnalyzerStatus, ContainmentLayer, Coverage, Diagnostic, EntityReport, Finding, LlmRun, Report,
     ScanInfo, ServerReport, Severity, Suppressions, ToolBehavior, ToolRef, ToolStatus,
 };
 
@@ -36,6 +36,8 @@ struct RawReport<'a> {
     containment: &'a [ContainmentLayer],
     #[serde(skip_serializing_if = "Suppressions::is_empty")]
     suppressions: &'a Suppressions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    llm: Option<&'a LlmRun>,
 }
 
 /// Counts over the whole, unfiltered report.
@@ -140,6 +142,7 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
         coverage: report.coverage.as_ref(),
         containment: &report.containment,
         suppressions: &report.suppressions,
+        llm: report.llm.as_ref(),
     };
     crate::to_json(&raw)
 }

@@ -246,6 +246,9 @@ pub(crate) fn render(report: &Report, opts: &RenderOptions<'_>) -> String {
     if !report.servers.is_empty() {
         run_props["servers"] = json!(report.servers);
     }
+    if let Some(llm) = &report.llm {
+        run_props["llm"] = json!(llm);
+    }
     let sup = &report.suppressions;
     if !sup.is_empty() {
         run_props["suppressions"] = json!({

@@ -64,6 +64,9 @@ pub(crate) fn render(v: &View<'_>) -> String {
         plural(errors),
         plural(warnings)
     );
+    if let Some(line) = v.llm_line() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(line) = v.coverage_line() {
         let _ = writeln!(out, "{line}");
     }

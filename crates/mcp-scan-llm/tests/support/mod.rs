@@ -35,6 +35,7 @@ fn behavior(server: &str, name: &str, declared: &str, line: u32) -> ToolBehavior
         flows: vec![],
         complete: true,
         notes: vec![],
+        code: vec![],
     }
 }
 

@@ -7,7 +7,8 @@ use mcp_scan_core::taxonomy::by_threat;
 use mcp_scan_core::{
     Analyzer, AnalyzerStatus, Capability, Confidence, Coverage, CoverageGap, DeclaredParam,
     Diagnostic, DiagnosticLevel, EntityKind, EntityReport, Evidence, Finding, FlowStep, GapKind,
-    Report, ScanInfo, Severity, SourceLocation, TaintFlow, ToolBehavior, ToolRef,
+    LlmQualification, LlmRun, Report, ScanInfo, Severity, SourceLocation, TaintFlow, ToolBehavior,
+    ToolRef,
 };
 
 fn tax(threat: &str) -> &'static mcp_scan_core::TaxonomyEntry {
@@ -359,6 +360,22 @@ pub fn sample_report() -> Report {
         }],
         complete: true,
         notes: vec![],
+        code: vec![],
+    });
+
+    // The model behind the llm findings: it did not qualify, so its verdicts are advisory.
+    r.llm = Some(LlmRun {
+        provider: "llamacpp".into(),
+        model: "qwen2.5-coder-1.5b-instruct-q4_k_m".into(),
+        answer_modes: vec!["json_schema".into()],
+        qualification: Some(LlmQualification {
+            aligned_right: 6,
+            aligned_total: 6,
+            mismatched_right: 2,
+            mismatched_total: 6,
+            min_correct_per_class: 5,
+            qualified: false,
+        }),
     });
 
     // A source scan's coverage: what it analysed, and two things it could not.
