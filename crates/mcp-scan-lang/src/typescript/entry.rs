@@ -17,8 +17,8 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
-const FRAMEWORKS_FILE: &str = "grammars/typescript/frameworks.toml";
-const FRAMEWORKS: &str = include_str!("../../../../grammars/typescript/frameworks.toml");
+pub(crate) const FRAMEWORKS_FILE: &str = "grammars/typescript/frameworks.toml";
+pub(crate) const FRAMEWORKS: &str = include_str!("../../../../grammars/typescript/frameworks.toml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -378,12 +378,13 @@ fn walk_stmts(stmts: &[Stmt], fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Exp
                 }
                 walk_stmts(body, fs, fe);
             }
-            StmtKind::Match { subject, arms } => {
+            StmtKind::Match { subject, arms } | StmtKind::Switch { subject, arms } => {
                 walk_expr(subject, fe);
                 for a in arms {
                     walk_stmts(&a.body, fs, fe);
                 }
             }
+            StmtKind::Labeled { body, .. } => walk_stmts(body, fs, fe),
             StmtKind::Delete(es) => {
                 for e in es {
                     walk_expr(e, fe);
@@ -610,7 +611,7 @@ fn wrapper(module: &mut Module, parent: FuncId, handler: &Expr, span: Span) -> F
     let class = module.functions.get(parent).and_then(|f| f.class.clone());
     let mut params = Vec::new();
     if class.is_some() {
-        params.push(plain_param("self"));
+        params.push(plain_param(super::RECEIVER));
     }
     params.push(plain_param("<args>"));
     params.push(plain_param("<extra>"));
@@ -645,6 +646,8 @@ fn plain_param(n: &str) -> Param {
         default: None,
         variadic: false,
         keywords: false,
+        injected: false,
+        receiver: false,
     }
 }
 
@@ -840,7 +843,7 @@ fn low_level(
         let mut pro = Vec::new();
         let mut rest = h.params.iter();
         if h.class.is_some() {
-            params.push(plain_param("self"));
+            params.push(plain_param(super::RECEIVER));
             rest.next();
         }
         params.push(plain_param("<request>"));
@@ -1011,12 +1014,13 @@ fn replace_lookup(stmts: &mut [Stmt], map: &str, with: &Expr) {
                 replace_lookup(orelse, map, with);
                 replace_lookup(finally, map, with);
             }
-            StmtKind::Match { subject, arms } => {
+            StmtKind::Match { subject, arms } | StmtKind::Switch { subject, arms } => {
                 replace_in(subject, map, with);
                 for a in arms {
                     replace_lookup(&mut a.body, map, with);
                 }
             }
+            StmtKind::Labeled { body, .. } => replace_lookup(body, map, with),
             _ => {}
         }
     }
@@ -1113,23 +1117,25 @@ fn find_arms(
         let mut pre: Vec<Stmt> = prefix.to_vec();
         pre.extend(stmts[..i].iter().cloned());
         match &s.kind {
-            StmtKind::Match { subject, arms } => {
-                let names: Vec<&MatchArm> = arms
+            StmtKind::Match { subject, arms } | StmtKind::Switch { subject, arms } => {
+                let joined = arm_bodies(arms);
+                let names: Vec<(&MatchArm, &Vec<Stmt>)> = arms
                     .iter()
-                    .filter(|a| a.pattern.as_ref().and_then(|p| p.as_str()).is_some())
+                    .zip(&joined)
+                    .filter(|(a, _)| a.pattern.as_ref().and_then(|p| p.as_str()).is_some())
                     .collect();
                 let relevant = subject_names_tool(subject)
-                    || names.iter().any(|a| {
+                    || names.iter().any(|(a, _)| {
                         a.pattern
                             .as_ref()
                             .and_then(|p| p.as_str())
                             .is_some_and(|n| declared.contains_key(n))
                     });
                 if relevant && !names.is_empty() {
-                    for a in names {
+                    for (a, arm_body) in names {
                         if let Some(n) = a.pattern.as_ref().and_then(|p| p.as_str()) {
                             let mut body = pre.clone();
-                            body.extend(a.body.iter().cloned());
+                            body.extend(arm_body.iter().cloned());
                             out.push((n.to_string(), body));
                         }
                     }
@@ -1178,4 +1184,24 @@ fn find_arms(
             _ => {}
         }
     }
+}
+
+/// What each arm of a `switch` runs when it is the one chosen: its own body, then the bodies it
+/// falls into, up to the `break` that leaves the switch (dropped: the arm's end leaves too).
+fn arm_bodies(arms: &[MatchArm]) -> Vec<Vec<Stmt>> {
+    (0..arms.len())
+        .map(|i| {
+            let mut body = Vec::new();
+            for a in &arms[i..] {
+                body.extend(a.body.iter().cloned());
+                if !a.fallthrough {
+                    break;
+                }
+            }
+            if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Break)) {
+                body.pop();
+            }
+            body
+        })
+        .collect()
 }

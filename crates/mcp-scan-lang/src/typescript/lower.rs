@@ -1,9 +1,10 @@
-//! tree-sitter-typescript (TS and TSX grammars) → IR. The same shapes as the Python lowering,
-//! with the receiver convention the flow engine already knows: a method's first parameter is
-//! `self`, `this` lowers to `self`, a constructor is `__init__`.
+//! tree-sitter-typescript (TS and TSX grammars) → IR. A method's first parameter is its
+//! receiver `this` (the adapter's [`super::CONVENTIONS`]), so `this.x` reads the instance; a
+//! class's constructor is the method `constructor`, field initialisers prepended to it.
 //!
 //! Recursion is bounded by [`Limits::max_nesting`] so no input can overflow the stack.
 
+use super::{CONSTRUCTOR, RECEIVER};
 use crate::strings::decode_escapes;
 use crate::{IssueKind, Limits, LowerIssue};
 use mcp_scan_ir::{
@@ -149,6 +150,7 @@ pub(crate) fn lower_tree(
             functions: l.functions,
             classes: l.classes,
             entry_points: Vec::new(),
+            conventions: super::CONVENTIONS,
         },
         issues: l.issues,
     }
@@ -317,13 +319,31 @@ impl<'a> Lowerer<'a> {
                 let v = kids(n).first().map(|k| self.expr(*k));
                 Self::push(out, StmtKind::Raise(v), n);
             }
-            "break_statement" => Self::push(out, StmtKind::Break, n),
-            "continue_statement" => Self::push(out, StmtKind::Continue, n),
+            "break_statement" => {
+                let k = match n.child_by_field_name("label") {
+                    Some(l) => StmtKind::BreakTo(self.text(l).to_string()),
+                    None => StmtKind::Break,
+                };
+                Self::push(out, k, n);
+            }
+            "continue_statement" => {
+                let k = match n.child_by_field_name("label") {
+                    Some(l) => StmtKind::ContinueTo(self.text(l).to_string()),
+                    None => StmtKind::Continue,
+                };
+                Self::push(out, k, n);
+            }
             "statement_block" => out.extend(self.block_of(n)),
             "labeled_statement" => {
+                let label = n
+                    .child_by_field_name("label")
+                    .map(|l| self.text(l).to_string())
+                    .unwrap_or_default();
+                let mut body = Vec::new();
                 if let Some(b) = n.child_by_field_name("body") {
-                    self.stmt(b, out);
+                    self.stmt(b, &mut body);
                 }
+                Self::push(out, StmtKind::Labeled { label, body }, n);
             }
             "if_statement" => {
                 let test = self.opt_expr(n.child_by_field_name("condition"), n);
@@ -421,9 +441,6 @@ impl<'a> Lowerer<'a> {
                 let mut arms = Vec::new();
                 if let Some(b) = n.child_by_field_name("body") {
                     let cases = kids(b);
-                    // Fallthrough: a case without a `break` runs the next case's body too, so
-                    // each arm gets its own statements plus those of the cases it falls into.
-                    let mut bodies: Vec<(Option<Expr>, Vec<Stmt>, bool, Span)> = Vec::new();
                     for c in &cases {
                         let pattern = if c.kind() == "switch_case" {
                             c.child_by_field_name("value").map(|v| self.expr(v))
@@ -438,39 +455,27 @@ impl<'a> Lowerer<'a> {
                             }
                             self.stmt(k, &mut body);
                         }
-                        let ends = body.last().is_some_and(|s| {
+                        // A case that does not end in a jump runs on into the next one.
+                        let fallthrough = !body.last().is_some_and(|s| {
                             matches!(
                                 s.kind,
                                 StmtKind::Break
+                                    | StmtKind::BreakTo(_)
                                     | StmtKind::Return(_)
                                     | StmtKind::Raise(_)
                                     | StmtKind::Continue
+                                    | StmtKind::ContinueTo(_)
                             )
                         });
-                        bodies.push((pattern, body, ends, span(*c)));
-                    }
-                    for i in 0..bodies.len() {
-                        let mut body = Vec::new();
-                        let mut j = i;
-                        while j < bodies.len() {
-                            body.extend(bodies[j].1.iter().cloned());
-                            if bodies[j].2 {
-                                break;
-                            }
-                            j += 1;
-                        }
-                        // A trailing `break` leaves the switch, which the arm's end does anyway.
-                        if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Break)) {
-                            body.pop();
-                        }
                         arms.push(MatchArm {
-                            pattern: bodies[i].0.clone(),
+                            pattern,
                             body,
-                            span: bodies[i].3,
+                            fallthrough,
+                            span: span(*c),
                         });
                     }
                 }
-                Self::push(out, StmtKind::Match { subject, arms }, n);
+                Self::push(out, StmtKind::Switch { subject, arms }, n);
             }
             "try_statement" => {
                 let body = self.body(n.child_by_field_name("body"));
@@ -1123,11 +1128,13 @@ impl<'a> Lowerer<'a> {
         let mut prologue = Vec::new();
         if class.is_some() {
             params.push(Param {
-                name: "self".into(),
+                name: RECEIVER.into(),
                 annotation: None,
                 default: None,
                 variadic: false,
                 keywords: false,
+                injected: false,
+                receiver: false,
             });
         }
         if let Some(p) = n.child_by_field_name("parameter") {
@@ -1138,6 +1145,8 @@ impl<'a> Lowerer<'a> {
                 default: None,
                 variadic: false,
                 keywords: false,
+                injected: false,
+                receiver: false,
             });
         }
         if let Some(ps) = n.child_by_field_name("parameters") {
@@ -1179,6 +1188,8 @@ impl<'a> Lowerer<'a> {
                 default,
                 variadic: false,
                 keywords: false,
+                injected: false,
+                receiver: false,
             }),
             "this" => {}
             "rest_pattern" => {
@@ -1192,6 +1203,8 @@ impl<'a> Lowerer<'a> {
                     default: None,
                     variadic: true,
                     keywords: false,
+                    injected: false,
+                    receiver: false,
                 });
             }
             "object_pattern" | "array_pattern" | "assignment_pattern" => {
@@ -1203,6 +1216,8 @@ impl<'a> Lowerer<'a> {
                     default,
                     variadic: false,
                     keywords: false,
+                    injected: false,
+                    receiver: false,
                 });
                 self.bind_pattern(pattern, name_expr(&name, span(pattern)), prologue);
             }
@@ -1212,6 +1227,8 @@ impl<'a> Lowerer<'a> {
                 default,
                 variadic: false,
                 keywords: false,
+                injected: false,
+                receiver: false,
             }),
         }
     }
@@ -1249,10 +1266,7 @@ impl<'a> Lowerer<'a> {
                         let Some(nm) = m.child_by_field_name("name") else {
                             continue;
                         };
-                        let mut mname = self.prop_key(nm);
-                        if mname == "constructor" {
-                            mname = "__init__".into();
-                        }
+                        let mname = self.prop_key(nm);
                         let f = self.function(m, &mname, Some(name));
                         methods.push(f);
                     }
@@ -1275,7 +1289,7 @@ impl<'a> Lowerer<'a> {
                                 let value = self.expr(v);
                                 self.cur_class = saved;
                                 field_inits.push(assign(
-                                    attr(name_expr("self", span(m)), &fname, span(m)),
+                                    attr(name_expr(RECEIVER, span(m)), &fname, span(m)),
                                     value,
                                     span(m),
                                 ));
@@ -1291,7 +1305,7 @@ impl<'a> Lowerer<'a> {
             match methods
                 .iter()
                 .copied()
-                .find(|&f| self.functions[f].name == "__init__")
+                .find(|&f| self.functions[f].name == CONSTRUCTOR)
             {
                 Some(init) => {
                     let mut body = field_inits;
@@ -1301,14 +1315,16 @@ impl<'a> Lowerer<'a> {
                 None => {
                     let id = self.functions.len();
                     self.functions.push(Function {
-                        name: "__init__".into(),
-                        qualname: format!("{name}.__init__"),
+                        name: CONSTRUCTOR.into(),
+                        qualname: format!("{name}.{CONSTRUCTOR}"),
                         params: vec![Param {
-                            name: "self".into(),
+                            name: RECEIVER.into(),
                             annotation: None,
                             default: None,
                             variadic: false,
                             keywords: false,
+                            injected: false,
+                            receiver: false,
                         }],
                         body: field_inits,
                         decorators: Vec::new(),
@@ -1413,7 +1429,7 @@ impl<'a> Lowerer<'a> {
                     t => ExprKind::Name(t.to_string()),
                 }
             }
-            "this" => ExprKind::Name("self".into()),
+            "this" => ExprKind::Name(RECEIVER.into()),
             "super" => ExprKind::Name("super".into()),
             "undefined" | "null" => ExprKind::Null,
             "true" => ExprKind::Bool(true),

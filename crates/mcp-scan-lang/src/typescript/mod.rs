@@ -8,15 +8,33 @@ mod lower;
 
 pub use lower::{module_name, resolve_specifier};
 
-use crate::{LanguageAdapter, Limits, LowerError, Lowered};
-use mcp_scan_ir::{Language, Module};
+use crate::{LanguageAdapter, Limits, LowerError, Lowered, Resolution};
+use mcp_scan_ir::{Conventions, Language, Module};
 use std::cell::RefCell;
 use tree_sitter::Parser;
 
-/// TypeScript sources (`.ts`, `.tsx`, `.mts`, `.cts`).
+/// The receiver of a method: `this`, the method's first parameter in the IR.
+pub(crate) const RECEIVER: &str = "this";
+/// The method name of a class's constructor.
+pub(crate) const CONSTRUCTOR: &str = "constructor";
+
+pub(crate) const CONVENTIONS: Conventions = Conventions {
+    receivers: &[RECEIVER],
+    constructor: Some(CONSTRUCTOR),
+    // The SDK's second handler argument (`RequestHandlerExtra`: signal, session, auth) and
+    // fastmcp's context are the framework's, not the caller's.
+    injected_names: &["extra", "context", "ctx", "<extra>"],
+    injected_types: &["RequestHandlerExtra", "Context"],
+    number_types: &["number", "boolean", "bigint"],
+    null_types: &["null", "undefined"],
+    optional_wrappers: &[],
+    static_decorators: &[],
+};
+
+/// TypeScript and JavaScript sources, ESM and CommonJS: one adapter, since a tree mixes them
+/// (compiled `.js` beside `.ts`, `.mjs` entry points importing `.ts` tools) and registrations
+/// are resolved across both.
 pub struct TypeScriptAdapter;
-/// JavaScript sources, ESM and CommonJS (`.js`, `.jsx`, `.mjs`, `.cjs`).
-pub struct JavaScriptAdapter;
 
 thread_local! {
     static TS_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -26,6 +44,19 @@ thread_local! {
 fn uses_tsx(rel_path: &str) -> bool {
     !(rel_path.ends_with(".ts") || rel_path.ends_with(".mts") || rel_path.ends_with(".cts"))
 }
+
+/// The language of a file by its extension: TypeScript for `.ts`/`.tsx`/`.mts`/`.cts`,
+/// JavaScript otherwise.
+fn language_of(rel_path: &str) -> Language {
+    let ext = rel_path.rsplit_once('.').map_or("", |(_, e)| e);
+    if TS_EXTENSIONS.contains(&ext) {
+        Language::TypeScript
+    } else {
+        Language::JavaScript
+    }
+}
+
+const TS_EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts"];
 
 fn parse(rel_path: &str, source: &str) -> Result<tree_sitter::Tree, LowerError> {
     let tsx = uses_tsx(rel_path);
@@ -57,31 +88,37 @@ fn parse(rel_path: &str, source: &str) -> Result<tree_sitter::Tree, LowerError> 
     })
 }
 
-fn lower_any(
-    rel_path: &str,
-    source: &str,
-    limits: &Limits,
-    language: Language,
-) -> Result<Lowered, LowerError> {
-    let tree = parse(rel_path, source)?;
-    let draft = lower::lower_tree(rel_path, source, &tree, limits, language);
-    // Entry points are found over the whole tree (`resolve_modules`): a server object may be
-    // created in one file and registered on in another.
-    entry::table()?;
-    Ok(Lowered {
-        module: draft.module,
-        issues: draft.issues,
-        servers: Vec::new(),
-    })
-}
-
 impl LanguageAdapter for TypeScriptAdapter {
     fn language(&self) -> Language {
         Language::TypeScript
     }
 
+    fn handles(&self, language: Language) -> bool {
+        matches!(language, Language::TypeScript | Language::JavaScript)
+    }
+
     fn extensions(&self) -> &'static [&'static str] {
-        &["ts", "tsx", "mts", "cts"]
+        &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"]
+    }
+
+    fn conventions(&self) -> Conventions {
+        CONVENTIONS
+    }
+
+    fn frameworks(&self) -> Option<(&'static str, &'static str)> {
+        Some((entry::FRAMEWORKS_FILE, entry::FRAMEWORKS))
+    }
+
+    fn grammar(&self, query_language: &str) -> Option<tree_sitter::Language> {
+        match query_language {
+            "typescript" => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+            "tsx" => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+            _ => None,
+        }
+    }
+
+    fn resolve(&self, modules: &mut [Module], _root: Option<&std::path::Path>) -> Resolution {
+        resolve_modules(modules)
     }
 
     fn lower_file(
@@ -90,26 +127,16 @@ impl LanguageAdapter for TypeScriptAdapter {
         source: &str,
         limits: &Limits,
     ) -> Result<Lowered, LowerError> {
-        lower_any(rel_path, source, limits, Language::TypeScript)
-    }
-}
-
-impl LanguageAdapter for JavaScriptAdapter {
-    fn language(&self) -> Language {
-        Language::JavaScript
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["js", "jsx", "mjs", "cjs"]
-    }
-
-    fn lower_file(
-        &self,
-        rel_path: &str,
-        source: &str,
-        limits: &Limits,
-    ) -> Result<Lowered, LowerError> {
-        lower_any(rel_path, source, limits, Language::JavaScript)
+        let tree = parse(rel_path, source)?;
+        let draft = lower::lower_tree(rel_path, source, &tree, limits, language_of(rel_path));
+        // Entry points are found over the whole tree (`resolve`): a server object may be
+        // created in one file and registered on in another. The table must load, though.
+        entry::table()?;
+        Ok(Lowered {
+            module: draft.module,
+            issues: draft.issues,
+            servers: Vec::new(),
+        })
     }
 }
 
@@ -117,12 +144,7 @@ impl LanguageAdapter for JavaScriptAdapter {
 /// a tree of one file.
 pub fn lower(rel_path: &str, source: &str) -> Result<Module, LowerError> {
     crate::with_big_stack(|| {
-        let module = match crate::adapter_for(rel_path) {
-            Some(a) if a.language() == Language::JavaScript => {
-                JavaScriptAdapter.lower(rel_path, source)?
-            }
-            _ => TypeScriptAdapter.lower(rel_path, source)?,
-        };
+        let module = TypeScriptAdapter.lower(rel_path, source)?;
         let mut mods = [module];
         resolve_modules(&mut mods);
         let [module] = mods;
@@ -132,9 +154,9 @@ pub fn lower(rel_path: &str, source: &str) -> Result<Module, LowerError> {
 
 /// Finds the entry points of the tree's TypeScript/JavaScript modules: server objects followed
 /// across files (a module-level server another file imports), registrations on them and on
-/// parameters with the registration shape. Returns the registration sites seen and the
+/// parameters with the registration shape, plus the registration sites seen and the
 /// registrations that could not be resolved (coverage gaps).
-pub fn resolve_modules(modules: &mut [Module]) -> (usize, Vec<mcp_scan_core::CoverageGap>) {
+fn resolve_modules(modules: &mut [Module]) -> Resolution {
     // Pass 1: which modules bind a server at module level.
     let mut exported: std::collections::HashMap<String, Vec<String>> = Default::default();
     for m in modules.iter() {
@@ -180,7 +202,11 @@ pub fn resolve_modules(modules: &mut [Module]) -> (usize, Vec<mcp_scan_core::Cov
             }),
         }
     }
-    (sites, gaps)
+    Resolution {
+        registration_sites: sites,
+        gaps,
+        data_files: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -186,8 +186,10 @@ class Api {
 "#;
     let m = lower("api.ts", src).expect("lowers");
     let get = m.function_by_qualname("Api.get").expect("method");
-    assert_eq!(m.functions[get].params[0].name, "self");
-    let init = m.function_by_qualname("Api.__init__").expect("constructor");
+    assert_eq!(m.functions[get].params[0].name, "this");
+    let init = m
+        .function_by_qualname("Api.constructor")
+        .expect("constructor");
     // The field initialiser runs in the constructor, before its body.
     assert!(matches!(
         &m.functions[init].body[0].kind,
@@ -258,7 +260,11 @@ for (const t of TOOLS) {
         .lower("src/tools.ts", tools)
         .expect("lowers");
     let mut mods = [a, b];
-    let (sites, gaps) = resolve_modules(&mut mods);
+    let crate::Resolution {
+        registration_sites: sites,
+        gaps,
+        ..
+    } = resolve_modules(&mut mods);
     assert_eq!(
         names(&mods[1]),
         vec![(EntityKind::Tool, "fixed".to_string())]
@@ -313,7 +319,11 @@ server.setRequestHandler(CallToolRequestSchema, wrap(async (request) => dispatch
         .lower("src/index.ts", src)
         .expect("lowers");
     let mut mods = [m];
-    let (sites, gaps) = resolve_modules(&mut mods);
+    let crate::Resolution {
+        registration_sites: sites,
+        gaps,
+        ..
+    } = resolve_modules(&mut mods);
     assert_eq!(sites, 1);
     assert!(mods[0].entry_points.is_empty(), "{:?}", names(&mods[0]));
     assert_eq!(gaps.len(), 1, "{gaps:?}");
@@ -363,7 +373,7 @@ export function configureRepoTools(server) {
         .lower("dist/tools/repos.js", src)
         .expect("lowers");
     let mut mods = [m];
-    let (_, gaps) = resolve_modules(&mut mods);
+    let gaps = resolve_modules(&mut mods).gaps;
     assert_eq!(
         names(&mods[0]),
         vec![(EntityKind::Tool, "repo_list".to_string())]
