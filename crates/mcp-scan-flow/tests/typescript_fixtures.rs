@@ -162,13 +162,13 @@ fn a_tree_mixing_python_and_typescript_analyses_both() {
 }
 
 #[test]
-fn go_files_beside_a_typescript_server_stay_a_coverage_gap() {
-    let (tree, results) = scan("unsupported_go");
+fn rust_files_beside_a_typescript_server_stay_a_coverage_gap() {
+    let (tree, results) = scan("unsupported_rust");
     assert!(
         tree.coverage
             .gaps
             .iter()
-            .any(|g| g.kind == GapKind::UnsupportedLanguage && g.reason.contains("Go")),
+            .any(|g| g.kind == GapKind::UnsupportedLanguage && g.reason.contains("Rust")),
         "{:?}",
         tree.coverage.gaps
     );

@@ -36,7 +36,7 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     write(dir.path(), "web/a.ts", "export const a = 1;\n");
     write(dir.path(), "web/b.tsx", "export const b = 2;\n");
     write(dir.path(), "web/types.d.ts", "export type T = string;\n");
-    write(dir.path(), "web/main.go", "package main\n");
+    write(dir.path(), "web/lib.rs", "fn main() {}\n");
     write(
         dir.path(),
         "node_modules/x/index.js",
@@ -45,29 +45,22 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     write(dir.path(), "package.json", "{}\n");
     write(dir.path(), "README.md", "# x\n");
     let t = scan(dir.path());
+    // TypeScript has an adapter: analysed, not a gap; Rust has none.
     assert_eq!(
         gap_kinds(&t),
-        [
-            (GapKind::UnsupportedLanguage, "web/a.ts".to_string()),
-            (GapKind::UnsupportedLanguage, "web/main.go".to_string()),
-        ]
+        [(GapKind::UnsupportedLanguage, "web/lib.rs".to_string())]
     );
-    let ts = t
-        .coverage
-        .gaps
-        .iter()
-        .find(|g| g.reason.contains("TypeScript"))
-        .expect("typescript gap");
-    assert!(
-        ts.reason.starts_with("2 TypeScript source files"),
-        "{}",
-        ts.reason
+    assert_eq!(
+        modules(&t),
+        ["server.py", "web/a.ts", "web/b.tsx"],
+        "declarations (.d.ts) are not code"
     );
     assert_eq!(t.coverage.files_by_language.get("python"), Some(&1));
+    assert_eq!(t.coverage.files_by_language.get("typescript"), Some(&2));
     assert!(
         t.diagnostics
             .iter()
-            .any(|d| d.message.contains("no Go adapter")),
+            .any(|d| d.message.contains("no Rust adapter")),
         "{:?}",
         t.diagnostics
     );
