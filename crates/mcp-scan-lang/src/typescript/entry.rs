@@ -172,6 +172,46 @@ pub(crate) fn find_entry_points(
             }
         }
     }
+    // Functions that return a new server (`function createServer() { return new FastMCP() }`,
+    // or a local they bound to one) construct servers too.
+    let mut factories: Vec<String> = Vec::new();
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for f in &module.functions {
+            if factories.contains(&f.qualname) {
+                continue;
+            }
+            let makes =
+                |c: &str| cx.classes.iter().any(|k| k == c) || factories.iter().any(|k| k == c);
+            let mut locals: Vec<String> = Vec::new();
+            let mut returns: Vec<Expr> = Vec::new();
+            walk_stmts(
+                &f.body,
+                &mut |s| match &s.kind {
+                    StmtKind::Assign { targets, value }
+                        if constructed(value).is_some_and(|c| makes(&c)) =>
+                    {
+                        locals.extend(targets.iter().filter_map(Expr::dotted_path));
+                    }
+                    StmtKind::Return(Some(e)) => returns.push(e.clone()),
+                    _ => {}
+                },
+                &mut |_| {},
+            );
+            let returns_server = returns.iter().any(|e| {
+                constructed(e).is_some_and(|c| makes(&c))
+                    || e.dotted_path().is_some_and(|p| locals.contains(&p))
+            });
+            if returns_server {
+                factories.push(f.qualname.clone());
+                grew = true;
+            }
+        }
+    }
+    // Names bound to an object literal: their methods are the literal's, whatever they are
+    // called (a local registrar `{ addTool: (t) => ... }` is not a server).
+    let mut literals: Vec<String> = Vec::new();
     let mut calls: Vec<(FuncId, Expr)> = Vec::new();
     for (fi, f) in module.functions.iter().enumerate() {
         for p in &f.params {
@@ -187,13 +227,18 @@ pub(crate) fn find_entry_points(
             &mut |s| {
                 if let StmtKind::Assign { targets, value } = &s.kind
                     && let Some(callee) = constructed(value)
-                    && cx.classes.contains(&callee)
+                    && (cx.classes.contains(&callee) || factories.contains(&callee))
                 {
                     for tg in targets {
                         if let Some(p) = tg.dotted_path() {
                             cx.servers.insert(p, Known::Server);
                         }
                     }
+                }
+                if let StmtKind::Assign { targets, value } = &s.kind
+                    && matches!(value.kind, ExprKind::Dict(_))
+                {
+                    literals.extend(targets.iter().filter_map(Expr::dotted_path));
                 }
             },
             &mut |e| {
@@ -239,6 +284,25 @@ pub(crate) fn find_entry_points(
         };
         let known = cx.servers.get(&recv_path).copied();
         let Some(known) = known else {
+            // A call with a registration's exact shape on a receiver the scan cannot follow to
+            // a server object, in a module that imports a server framework: tools may be
+            // registered there that nobody analysed, so the scan says so rather than drop them.
+            if !cx.classes.is_empty()
+                && !literals.contains(&recv_path)
+                && let Some(reg) = cx.t.register.iter().find(|r| r.method == *attr)
+                && registration_shaped(module, reg, args)
+            {
+                sites += 1;
+                found.gaps.push(CoverageGap {
+                    kind: GapKind::UnresolvedRegistration,
+                    file: Some(module.path.clone()),
+                    line: Some(call.span.start_line),
+                    reason: format!(
+                        "`{recv_path}.{attr}(...)` has the shape of a {} registration, but the scan cannot follow `{recv_path}` to a server object",
+                        reg.kind
+                    ),
+                });
+            }
             continue;
         };
         if *attr == cx.t.low_level.method {
@@ -457,6 +521,49 @@ fn is_function(e: &Expr) -> bool {
     }
 }
 
+/// Whether a call has the arguments a registration of `reg` takes: an object with a constant
+/// name and a handler (object shape), or a constant name and a function literal.
+fn registration_shaped(module: &Module, reg: &Register, args: &[Arg]) -> bool {
+    let Some(first) = args.first() else {
+        return false;
+    };
+    if reg.shape == "object" {
+        let obj = with_spreads(module, resolve_const(module, &first.value), 0);
+        let name_key = reg.name_key.as_deref().unwrap_or("name");
+        return dict_get(&obj, name_key).is_some_and(|n| const_str(module, n).is_some())
+            && reg
+                .handler_key
+                .as_deref()
+                .is_some_and(|h| dict_get(&obj, h).is_some_and(is_function));
+    }
+    const_str(module, &first.value).is_some()
+        && args[1..]
+            .iter()
+            .any(|a| matches!(a.value.kind, ExprKind::Lambda(_)))
+}
+
+/// An object literal with the entries of the module-level objects it spreads
+/// (`{ ...scrapeTool, _meta }`) written out in place, later entries winning as in JavaScript.
+fn with_spreads(module: &Module, e: &Expr, depth: usize) -> Expr {
+    let ExprKind::Dict(items) = &e.kind else {
+        return e.clone();
+    };
+    if depth > 4 || items.iter().all(|(k, _)| k.is_some()) {
+        return e.clone();
+    }
+    let mut out = Vec::new();
+    for (k, v) in items {
+        match k {
+            Some(_) => out.push((k.clone(), v.clone())),
+            None => match with_spreads(module, resolve_const(module, v), depth + 1).kind {
+                ExprKind::Dict(inner) => out.extend(inner),
+                _ => out.push((None, v.clone())),
+            },
+        }
+    }
+    Expr::new(ExprKind::Dict(out), e.span)
+}
+
 /// A module-level constant a name is bound to (`const schema = {...}`), for schemas and names
 /// declared apart from the registration.
 fn resolve_const<'m>(module: &'m Module, e: &'m Expr) -> &'m Expr {
@@ -670,7 +777,7 @@ fn registration(
     let kind = kind_of(&reg.kind);
     match reg.shape.as_str() {
         "object" => {
-            let obj = resolve_const(module, &args.first()?.value).clone();
+            let obj = with_spreads(module, resolve_const(module, &args.first()?.value), 0);
             let name_key = reg.name_key.as_deref().unwrap_or("name");
             let name = dict_get(&obj, name_key).and_then(|n| const_str(module, n))?;
             let handler = dict_get(&obj, reg.handler_key.as_deref()?)?.clone();
