@@ -175,3 +175,27 @@ fn rust_files_beside_a_typescript_server_stay_a_coverage_gap() {
     // The tool itself is analysed; the scan as a whole is INCOMPLETE through the gap.
     assert_eq!(results.len(), 1);
 }
+
+#[test]
+fn a_registration_on_a_server_the_scan_cannot_follow_is_a_gap_not_silence() {
+    let (tree, results) = scan("server_unresolved");
+    assert!(results.is_empty(), "{}", describe(&results));
+    let gaps: Vec<_> = tree
+        .coverage
+        .gaps
+        .iter()
+        .filter(|g| g.kind == GapKind::UnresolvedRegistration)
+        .collect();
+    // One for `server.addTool`, none for the local object's own `addTool`.
+    assert_eq!(gaps.len(), 1, "{:?}", tree.coverage.gaps);
+    assert_eq!(gaps[0].line, Some(11), "{gaps:?}");
+    assert!(gaps[0].reason.contains("`server`"), "{}", gaps[0].reason);
+}
+
+#[test]
+fn a_server_from_a_local_factory_has_its_tools_found_and_no_gap() {
+    let (tree, results) = scan("server_factory");
+    assert!(tree.coverage.gaps.is_empty(), "{:?}", tree.coverage.gaps);
+    assert_eq!(results.len(), 2, "{}", describe(&results));
+    assert!(results.iter().all(|r| r.incomplete.is_none()));
+}
