@@ -1489,6 +1489,18 @@ impl Frame<'_, '_, '_> {
             }
             ExprKind::Attribute { value, attr } => {
                 let base = self.eval(vars, value);
+                let models = self.models();
+                let keyed = base.refs.iter().any(|r| {
+                    matches!(r, Ref::Api(q) if models.subscript_sources.get(q).is_some_and(|s| s.attribute_keys))
+                });
+                if keyed {
+                    // `env.TOKEN` on a mapping whose attributes are its keys: `env["TOKEN"]`.
+                    let idx = Val {
+                        konst: Some(attr.clone()),
+                        ..Val::default()
+                    };
+                    return self.index(&base, &idx, e);
+                }
                 let v = self.attr(&base, attr);
                 self.bare_source(v, e)
             }
@@ -1673,7 +1685,15 @@ impl Frame<'_, '_, '_> {
                     }
                 }
                 Ref::Api(q) => {
-                    out.refs.insert(Ref::Api(format!("{q}.{attr}")));
+                    // A method applied to its own result again (`s = s.replace(..)` in a loop,
+                    // `.then().then()`) is the same API: the path must not grow with every
+                    // iteration of a fixpoint.
+                    let suffix = format!(".{attr}");
+                    if q.ends_with(&suffix) {
+                        out.refs.insert(Ref::Api(q));
+                    } else {
+                        out.refs.insert(Ref::Api(format!("{q}{suffix}")));
+                    }
                 }
                 Ref::Func(..) | Ref::Bound(..) => {}
             }
@@ -2406,6 +2426,12 @@ impl Frame<'_, '_, '_> {
                     out.fields.insert("0".to_string(), first);
                 }
             }
+            Some(ConstOp::WrapsArg0) => {
+                out.konst = None;
+                if let Some(f) = pos.first().copied().flatten() {
+                    out.refs.extend(f.refs.iter().cloned());
+                }
+            }
             Some(ConstOp::None) | None => out.konst = None,
         }
         if let Some(sel) = models.base_urls.get(q)
@@ -2847,7 +2873,12 @@ impl Frame<'_, '_, '_> {
         argv: &[(Option<String>, Val, bool)],
     ) -> bool {
         let Some(w) = when else { return true };
-        let text = match select(&w.arg, recv, argv) {
+        let selected = select(&w.arg, recv, argv);
+        let selected = match &w.field {
+            Some(f) => selected.and_then(|v| v.fields.get(f)),
+            None => selected,
+        };
+        let text = match selected {
             Some(v) => match self.const_text(v) {
                 Some(t) => t,
                 // Present but not constant: either way is possible; keep the row.

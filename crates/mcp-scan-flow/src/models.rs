@@ -88,6 +88,9 @@ pub struct When {
     pub matches: Option<Regex>,
     /// The value to test when the argument is absent.
     pub default: Option<String>,
+    /// Test this field of the argument (an options object: `spawn(cmd, args, { shell: true })`);
+    /// a literal object without it, or a value whose fields are unknown, takes `default`.
+    pub field: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +127,9 @@ pub struct SourceRow {
     /// The argument that is the value when the variable is unset (`os.getenv(name, default)`):
     /// a URL there names the host a configuration without a service name locates.
     pub default: ArgSel,
+    /// A `subscript_of` mapping whose attributes are its keys too (`process.env.TOKEN` reads
+    /// what `process.env["TOKEN"]` does).
+    pub attribute_keys: bool,
 }
 
 /// A field of a payload handed to a network sink (`{"Bcc": ...}`, `msg["Bcc"] = ...`) whose
@@ -152,6 +158,9 @@ pub enum ConstOp {
     /// (`re.findall(URL_PATTERN, text)[0]`): when that text starts with a fixed
     /// `scheme://host/`, the first URL found there keeps that host.
     FirstUrlOfArg1,
+    /// The result is the function passed first, wrapped (`util.promisify(exec)`): calling it
+    /// calls that function.
+    WrapsArg0,
     /// No constant (encoders).
     None,
 }
@@ -645,6 +654,7 @@ impl Models {
                 },
                 when,
                 keeps_input: r.keeps_input,
+                attribute_keys: r.attribute_keys,
                 default: ArgSel {
                     index: r.default,
                     keyword: r.default_kwarg,
@@ -705,6 +715,7 @@ impl Models {
                 Some("join-path-receiver") => ConstOp::JoinPathReceiver,
                 Some("home") => ConstOp::Home,
                 Some("first-url-of-arg1") => ConstOp::FirstUrlOfArg1,
+                Some("wraps-arg0") => ConstOp::WrapsArg0,
                 Some(other) => {
                     return Err(src.error(
                         r.r#const.as_ref().map_or(0..0, |c| c.span()),
@@ -1004,6 +1015,8 @@ struct RawSource {
     keeps_input: bool,
     default: Option<i64>,
     default_kwarg: Option<String>,
+    #[serde(default)]
+    attribute_keys: bool,
 }
 
 #[derive(Deserialize)]
@@ -1011,6 +1024,7 @@ struct RawSource {
 struct RawWhen {
     arg: Option<i64>,
     kwarg: Option<String>,
+    field: Option<String>,
     is: Option<toml::Spanned<toml::Value>>,
     matches: Option<toml::Spanned<String>>,
     default: Option<toml::Value>,
@@ -1045,6 +1059,7 @@ impl RawWhen {
             is: self.is.map(|v| value_text(v.get_ref())),
             matches,
             default: self.default.as_ref().map(value_text),
+            field: self.field,
         })
     }
 }

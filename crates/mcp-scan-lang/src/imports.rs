@@ -38,6 +38,11 @@ pub(crate) struct ImportRequest {
 /// The import requests of a lowered module, read from each import statement's source text (the
 /// IR keeps `import a.b.c` as `a` and forgets whether an import was relative).
 pub(crate) fn requests(module: &Module, source: &str) -> Vec<ImportRequest> {
+    // The statements parsed here are Python's; other adapters resolve their imports by module
+    // name in their own `resolve`.
+    if module.language != mcp_scan_ir::Language::Python {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut optional = HashSet::new();

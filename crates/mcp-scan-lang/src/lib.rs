@@ -22,6 +22,7 @@ pub mod python;
 pub mod queries;
 mod scan;
 mod strings;
+pub mod typescript;
 
 pub use discover::{
     COMMON_EXCLUDES, DiscoverError, DiscoverOptions, Discovered, OutsideLink, SourceFile,
@@ -264,12 +265,23 @@ pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Every adapter this build knows, in a fixed order.
 pub fn adapters() -> &'static [&'static dyn LanguageAdapter] {
-    static ADAPTERS: [&dyn LanguageAdapter; 2] = [&python::PythonAdapter, &go::GoAdapter];
+    static ADAPTERS: [&dyn LanguageAdapter; 3] = [
+        &python::PythonAdapter,
+        &typescript::TypeScriptAdapter,
+        &go::GoAdapter,
+    ];
     &ADAPTERS
 }
 
 /// The adapter for a file name, by extension.
 pub fn adapter_for(path: &str) -> Option<&'static dyn LanguageAdapter> {
+    // Type declarations carry no code.
+    if [".d.ts", ".d.mts", ".d.cts"]
+        .iter()
+        .any(|s| path.ends_with(s))
+    {
+        return None;
+    }
     let ext = path.rsplit_once('.')?.1;
     adapters()
         .iter()

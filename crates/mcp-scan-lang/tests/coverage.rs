@@ -46,25 +46,18 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     write(dir.path(), "package.json", "{}\n");
     write(dir.path(), "README.md", "# x\n");
     let t = scan(dir.path());
+    // TypeScript has an adapter: analysed, not a gap; Rust has none.
     assert_eq!(
         gap_kinds(&t),
-        [
-            (GapKind::UnsupportedLanguage, "native/lib.rs".to_string()),
-            (GapKind::UnsupportedLanguage, "web/a.ts".to_string()),
-        ]
+        [(GapKind::UnsupportedLanguage, "native/lib.rs".to_string())]
     );
-    let ts = t
-        .coverage
-        .gaps
-        .iter()
-        .find(|g| g.reason.contains("TypeScript"))
-        .expect("typescript gap");
-    assert!(
-        ts.reason.starts_with("2 TypeScript source files"),
-        "{}",
-        ts.reason
+    assert_eq!(
+        modules(&t),
+        ["server.py", "web/a.ts", "web/b.tsx"],
+        "declarations (.d.ts) are not code"
     );
     assert_eq!(t.coverage.files_by_language.get("python"), Some(&1));
+    assert_eq!(t.coverage.files_by_language.get("typescript"), Some(&2));
     // Go has an adapter: its file is analysed, not a gap.
     assert_eq!(t.coverage.files_by_language.get("go"), Some(&1));
     assert!(

@@ -323,12 +323,12 @@ fn scan_dir(dir: &Path, extra: &[&str]) -> (Value, i32, String) {
 const ECHO_SERVER: &str = "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\n\n@mcp.tool()\ndef echo(m: str) -> str:\n    \"\"\"Echoes.\"\"\"\n    return m\n";
 
 #[test]
-fn typescript_beside_a_python_tool_is_incomplete_with_the_reason_in_stderr() {
+fn rust_beside_a_python_tool_is_incomplete_with_the_reason_in_stderr() {
     let o = run(&["behavioral", "fixtures/coverage/mixed_language"]);
     assert_eq!(o.status.code(), Some(4));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("web/src/index.ts") && err.contains("no TypeScript adapter"),
+        err.contains("web/src/main.rs") && err.contains("no Rust adapter"),
         "{err}"
     );
     let out = String::from_utf8_lossy(&o.stdout);

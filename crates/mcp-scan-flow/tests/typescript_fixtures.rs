@@ -1,0 +1,201 @@
+//! Every fixture server under `fixtures/typescript/` parsed by the real TypeScript/JavaScript
+//! front-end and analysed with the TypeScript models: the tools found and the findings must
+//! equal `expected.toml` exactly (the Python fixtures' format). Each malicious fixture has an
+//! honest twin whose expected findings are none.
+
+use mcp_scan_core::{GapKind, Severity};
+use mcp_scan_flow::{Input, ToolResult, analyze};
+use mcp_scan_lang::{DiscoverOptions, ParsedTree, scan_tree};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/typescript")
+}
+
+fn scan(name: &str) -> (ParsedTree, Vec<ToolResult>) {
+    let dir = fixtures_dir().join(name);
+    let tree = scan_tree(&dir, &DiscoverOptions::default())
+        .unwrap_or_else(|e| panic!("scanning {name}: {e}"));
+    let input = Input {
+        server: name,
+        modules: &tree.modules,
+        sources: &tree.sources,
+        incomplete_files: &tree.incomplete_files,
+    };
+    let results = analyze(&input);
+    (tree, results)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    tools: Vec<String>,
+    #[serde(default)]
+    incomplete: Vec<String>,
+    #[serde(default)]
+    finding: Vec<ExpectedFinding>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct ExpectedFinding {
+    rule: String,
+    tool: String,
+    severity: Severity,
+}
+
+fn expected(name: &str) -> Expected {
+    let path = fixtures_dir().join(name).join("expected.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn describe(results: &[ToolResult]) -> String {
+    let mut s = String::new();
+    for r in results {
+        s.push_str(&format!(
+            "== {} (complete: {})\n",
+            r.target.name, r.behavior.complete
+        ));
+        for c in &r.behavior.capabilities {
+            s.push_str(&format!("  cap {} {} {:?}\n", c.kind, c.api, c.detail));
+        }
+        for f in &r.findings {
+            s.push_str(&format!(
+                "  finding {} {:?}: {}\n",
+                f.rule_id, f.severity, f.observation
+            ));
+        }
+    }
+    s
+}
+
+fn check(name: &str) {
+    let exp = expected(name);
+    let (_, results) = scan(name);
+    let mut tools: Vec<String> = results.iter().map(|r| r.target.name.clone()).collect();
+    tools.sort();
+    let mut want_tools = exp.tools.clone();
+    want_tools.sort();
+    assert_eq!(tools, want_tools, "{name}: tools\n{}", describe(&results));
+    let mut incomplete: Vec<String> = results
+        .iter()
+        .filter(|r| r.incomplete.is_some())
+        .map(|r| r.target.name.clone())
+        .collect();
+    incomplete.sort();
+    let mut want_incomplete = exp.incomplete.clone();
+    want_incomplete.sort();
+    assert_eq!(
+        incomplete,
+        want_incomplete,
+        "{name}: incomplete tools\n{}",
+        describe(&results)
+    );
+    let mut got: Vec<ExpectedFinding> = results
+        .iter()
+        .flat_map(|r| r.findings.iter())
+        .map(|f| ExpectedFinding {
+            rule: f.rule_id.clone(),
+            tool: f.target.name.clone(),
+            severity: f.severity,
+        })
+        .collect();
+    got.sort();
+    let mut want = exp.finding.clone();
+    want.sort();
+    assert_eq!(got, want, "{name}: findings\n{}", describe(&results));
+}
+
+#[test]
+fn every_typescript_fixture_matches_its_expected_findings() {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures/typescript")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("expected.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 14, "{names:?}");
+    for n in &names {
+        check(n);
+    }
+}
+
+#[test]
+fn every_malicious_fixture_has_an_honest_twin_without_findings() {
+    for (bad, good) in [
+        ("shell_exec", "shell_exec_honest"),
+        ("secret_read", "secret_read_honest"),
+        ("egress", "egress_honest"),
+        ("env_exfil", "env_exfil_honest"),
+        ("eval_tool", "eval_tool_honest"),
+    ] {
+        let (_, b) = scan(bad);
+        let (_, g) = scan(good);
+        assert!(
+            b.iter()
+                .any(|r| r.findings.iter().any(|f| f.severity >= Severity::High)),
+            "{bad} must have a HIGH finding\n{}",
+            describe(&b)
+        );
+        assert!(
+            g.iter()
+                .all(|r| r.findings.iter().all(|f| f.severity < Severity::Medium)),
+            "{good} must stay below MEDIUM\n{}",
+            describe(&g)
+        );
+    }
+}
+
+#[test]
+fn a_tree_mixing_python_and_typescript_analyses_both() {
+    let (tree, results) = scan("mixed_tree");
+    assert_eq!(tree.coverage.files_by_language.get("python"), Some(&1));
+    assert_eq!(tree.coverage.files_by_language.get("typescript"), Some(&1));
+    assert!(tree.coverage.gaps.is_empty(), "{:?}", tree.coverage.gaps);
+    let names: Vec<&str> = results.iter().map(|r| r.target.name.as_str()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"show_config"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn rust_files_beside_a_typescript_server_stay_a_coverage_gap() {
+    let (tree, results) = scan("unsupported_rust");
+    assert!(
+        tree.coverage
+            .gaps
+            .iter()
+            .any(|g| g.kind == GapKind::UnsupportedLanguage && g.reason.contains("Rust")),
+        "{:?}",
+        tree.coverage.gaps
+    );
+    // The tool itself is analysed; the scan as a whole is INCOMPLETE through the gap.
+    assert_eq!(results.len(), 1);
+}
+
+#[test]
+fn a_registration_on_a_server_the_scan_cannot_follow_is_a_gap_not_silence() {
+    let (tree, results) = scan("server_unresolved");
+    assert!(results.is_empty(), "{}", describe(&results));
+    let gaps: Vec<_> = tree
+        .coverage
+        .gaps
+        .iter()
+        .filter(|g| g.kind == GapKind::UnresolvedRegistration)
+        .collect();
+    // One for `server.addTool`, none for the local object's own `addTool`.
+    assert_eq!(gaps.len(), 1, "{:?}", tree.coverage.gaps);
+    assert_eq!(gaps[0].line, Some(11), "{gaps:?}");
+    assert!(gaps[0].reason.contains("`server`"), "{}", gaps[0].reason);
+}
+
+#[test]
+fn a_server_from_a_local_factory_has_its_tools_found_and_no_gap() {
+    let (tree, results) = scan("server_factory");
+    assert!(tree.coverage.gaps.is_empty(), "{:?}", tree.coverage.gaps);
+    assert_eq!(results.len(), 2, "{}", describe(&results));
+    assert!(results.iter().all(|r| r.incomplete.is_none()));
+}
