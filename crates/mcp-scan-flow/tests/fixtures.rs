@@ -196,6 +196,29 @@ fn leaky_server_reports_ssh_key_exfiltration_with_source_to_sink_path() {
 }
 
 #[test]
+fn tools_recorded_by_registry_decorators_and_registered_in_loops_are_analysed_twins_clean() {
+    let s = check_fixture("registry_list");
+    for tool in ["archive_note", "tag_note"] {
+        assert!(
+            behavior(&s, tool)
+                .flows
+                .iter()
+                .any(|f| f.source == "secret:file" && f.sink_kind == "network-send"),
+            "{tool}: the key must reach the network\n{}",
+            describe(&s.results)
+        );
+    }
+    for tool in ["format_note", "word_count"] {
+        let r = s
+            .results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"));
+        assert!(r.findings.is_empty(), "{tool}: {:?}", r.findings);
+    }
+}
+
+#[test]
 fn good_server_is_clean() {
     let s = check_fixture("good_server");
     assert_eq!(s.results.len(), 3);

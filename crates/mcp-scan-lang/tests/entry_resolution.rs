@@ -2004,12 +2004,67 @@ fn a_tool_list_extended_after_its_literal_registers_every_added_function() {
 }
 
 #[test]
-fn a_tool_list_filled_by_a_registry_decorator_is_a_gap_not_a_silent_partial_list() {
-    // `collect` appends whatever it decorates: the loop's elements are not the literal alone.
+fn a_tool_list_filled_by_a_registry_decorator_registers_every_decorated_function() {
+    // `collect` appends whatever it decorates: the loop registers the literal's function and
+    // every function `collect` decorates.
     let t = appended_list_tree(
         "def collect(f):\n    TOOLS.append(f)\n    return f\n\n@collect\ndef hidden(path: str) -> str:\n    return open(path).read()\n",
     );
+    assert_eq!(tools(&t), ["hidden", "ping"]);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_tool_list_filled_by_a_registry_decorator_applied_to_an_unresolvable_value_is_a_gap() {
+    // What `collect` is handed comes from the environment: the loop's elements are not known.
+    let t = appended_list_tree(
+        "import importlib, os\ndef collect(f):\n    TOOLS.append(f)\n    return f\n\ncollect(getattr(importlib.import_module(os.environ['P']), 'run'))\n",
+    );
+    assert_eq!(tools(&t), ["ping"]);
     assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}
+
+#[test]
+fn a_registry_decorator_that_is_never_used_leaves_its_list_loop_a_gap() {
+    let t = appended_list_tree("def collect(f):\n    TOOLS.append(f)\n    return f\n");
+    assert_eq!(tools(&t), ["ping"]);
+    assert!(!unresolved_gaps(&t).is_empty(), "{:?}", entries(&t));
+}
+
+#[test]
+fn pairs_recorded_by_a_registry_decorator_factory_in_other_modules_register_each_function() {
+    let t = scan(&[
+        (
+            "registry.py",
+            "TOOLS = []\n\ndef tool(title):\n    def record(fn):\n        TOOLS.append((fn, title))\n        return fn\n    return record\n",
+        ),
+        (
+            "shop/catalog.py",
+            "from registry import tool\n\n@tool(\"Search\")\nasync def search(q: str) -> str:\n    return q\n\n@tool(\"Deals\")\nasync def deals() -> str:\n    return ''\n",
+        ),
+        (
+            "server.py",
+            r#"
+import functools
+from mcp.server.fastmcp import FastMCP
+from shop import catalog
+from registry import TOOLS
+
+mcp = FastMCP("x")
+
+def compact(fn):
+    @functools.wraps(fn)
+    async def run(*a, **k):
+        return await fn(*a, **k)
+    return run
+
+for fn, title in TOOLS:
+    mcp.add_tool(compact(fn), title=title)
+"#,
+        ),
+    ]);
+    assert_eq!(tools(&t), ["deals", "search"]);
+    no_gaps(&t);
 }
 
 /// A compat module that picks the SDK's server class at import time and hands it out through

@@ -170,8 +170,10 @@ enum Handler {
     /// Functions with the registration arguments the handler expression itself carries
     /// (`Tool.from_function(fn, name="x")`).
     Funcs(Vec<(usize, FuncId, Vec<Arg>)>),
-    /// A parameter of the enclosing function: that function is a registration wrapper.
-    Param(usize, String),
+    /// A parameter (index, name) of the function `(module, func)` it belongs to: that function
+    /// is a registration wrapper. Usually the enclosing one; a registry decorator's when the
+    /// parameter reached the site as an element of a list it appends to.
+    Param(usize, String, usize, FuncId),
     /// A declared non-function object from a framework (a `TextResource`): nothing to analyse.
     Opaque,
     Unresolved(String),
@@ -1495,8 +1497,11 @@ impl<'a> Resolver<'a> {
         for pass in [Pass::Wrappers, Pass::Sites] {
             for m in 0..self.mods.len() {
                 for f in 0..self.mods[m].functions.len() {
+                    // A scope without parameters registers no parameter of its own, but a loop
+                    // there may register the elements a registry decorator appended.
                     if pass == Pass::Wrappers
                         && (f == Module::TOP_LEVEL || self.mods[m].functions[f].params.is_empty())
+                        && !has_loop(&self.mods[m].functions[f].body)
                     {
                         continue;
                     }
@@ -1965,8 +1970,9 @@ impl<'a> Resolver<'a> {
     /// Elements added to the list `name` bound in scope `(m, f)` after its literal:
     /// `name.append(x)`, `.add(x)`, `.insert(i, x)`, `.extend(xs)`, `name += xs`, in that
     /// scope (and, for a module-level list, in any function of the module that does not bind
-    /// its own `name`). `None` when an addition cannot be followed (a parameter appended by a
-    /// registry decorator, a collection computed at run time): the loop then stays a gap.
+    /// its own `name`). `None` when an addition cannot be followed (a collection computed at
+    /// run time): the loop then stays a gap. A parameter appended by a registry decorator is
+    /// kept as that function's parameter (see [`Handler::Param`]).
     fn list_additions(&self, name: &str, m: usize, f: FuncId, depth: usize) -> Option<Vec<Elem>> {
         let key = (m, f, name.to_string());
         if let Some(hit) = self.additions.borrow().get(&key) {
@@ -2000,10 +2006,6 @@ impl<'a> Resolver<'a> {
         let mut out = Vec::new();
         for g in scopes {
             let func = &md.functions[g];
-            let is_param = |x: &Expr| {
-                g != Module::TOP_LEVEL
-                    && matches!(&x.kind, ExprKind::Name(p) if func.params.iter().any(|q| &q.name == p))
-            };
             let genv = Env {
                 m,
                 f: g,
@@ -2046,12 +2048,11 @@ impl<'a> Resolver<'a> {
                             .map(|a| &a.value)
                             .collect();
                         match (attr.as_str(), positional.as_slice()) {
+                            // A parameter appended (`def collect(fn): TOOLS.append(fn)`) stays
+                            // a parameter of `g`: a loop registering it makes `g` a registration
+                            // wrapper, whose uses are the sites (unresolved ones are gaps).
                             ("append" | "add", [x]) | ("insert", [_, x]) => {
-                                if is_param(x) {
-                                    ok = false;
-                                } else {
-                                    out.push(((*x).clone(), m, g));
-                                }
+                                out.push(((*x).clone(), m, g));
                             }
                             ("extend" | "update", [xs]) => {
                                 match self.literal_elements(xs, genv, depth + 1) {
@@ -3848,7 +3849,8 @@ impl<'a> Resolver<'a> {
                 // own uses are the sites.
                 if let Some(a) = arg
                     && (env.m, env.f) != (wm, wf)
-                    && let Handler::Param(i, name) = self.handler(&a.value, env, 0)
+                    && let Handler::Param(i, name, pm, pf) = self.handler(&a.value, env, 0)
+                    && (pm, pf) == (env.m, env.f)
                 {
                     if pass == Pass::Wrappers && !self.wrappers.contains_key(&(env.m, env.f)) {
                         // The inner wrapper's name parameter bound to this call's argument:
@@ -4020,10 +4022,11 @@ impl<'a> Resolver<'a> {
             });
         let _ = style;
         match first.map(|a| self.handler(&a.value, env, 0)) {
-            Some(Handler::Param(i, name)) => {
+            Some(Handler::Param(i, name, pm, pf)) => {
                 // `def register(fn): mcp.tool()(fn)`: a wrapper; its callers are the sites.
-                let f = env.f;
-                self.wrappers.entry((env.m, f)).or_insert(Wrapper {
+                // `for fn in TOOLS: mcp.add_tool(fn)` with `TOOLS.append(fn)` in a registry
+                // decorator: the decorator is the wrapper, its uses the sites.
+                self.wrappers.entry((pm, pf)).or_insert(Wrapper {
                     param: i,
                     param_name: name,
                     style: ServerStyle::Decorator,
@@ -4589,7 +4592,7 @@ impl<'a> Resolver<'a> {
                     && self.with_binds(env.m, env.f, n, |b| b.is_empty())
                     && !(i == 0 && func.class.is_some())
                 {
-                    return Handler::Param(i, n.clone());
+                    return Handler::Param(i, n.clone(), env.m, env.f);
                 }
             }
             ExprKind::Call { callee, args } => {
@@ -4662,7 +4665,7 @@ impl<'a> Resolver<'a> {
                 // `def tool(fn): @wraps(fn) def wrapper(...): ... fn(...); mcp.tool()(wrapper)`:
                 // what is registered is a closure over the parameter, once per decorated
                 // function, so the enclosing function is a wrapper like one registering `fn`.
-                Some((i, name)) => Handler::Param(i, name),
+                Some((i, name)) => Handler::Param(i, name, env.m, env.f),
                 None => Handler::Funcs(vec![(m, f, Vec::new())]),
             },
             Some(Val::External) => Handler::Opaque,
@@ -5235,6 +5238,15 @@ fn sole_return(body: &[Stmt]) -> Option<&Expr> {
         [ret] => Some(*ret),
         _ => None,
     }
+}
+
+/// Whether a body has a `for` loop (at any depth).
+fn has_loop(stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    walk_stmts(stmts, &mut |s| {
+        found |= matches!(s.kind, StmtKind::For { .. })
+    });
+    found
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
