@@ -7,6 +7,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${MCP_SCAN_BIN:-$root/target/release/mcp-scan}
+# The tracer (`auto`, `ebpf`, `strace`): run it once with each to compare the backends.
+tracer=${MCP_SCAN_TRACER:-auto}
 [ -x "$bin" ] || { echo "build first: cargo build --release -p mcp-scan (or set MCP_SCAN_BIN)" >&2; exit 1; }
 "$root/benchmarks/dynamic/setup.sh"
 node_mods="$root/.venv/bench-node/node_modules/@modelcontextprotocol"
@@ -25,7 +27,7 @@ run() { # name, expected exit, expected findings at MEDIUM+ ("tool RULE" per lin
   local t0 t1 code out="/tmp/mcp-scan-real-$name.json"
   t0=$(date +%s.%N)
   set +e
-  XDG_DATA_HOME="$pins/$name" "$bin" dynamic --timeout 20 --format raw "${opts[@]}" \
+  XDG_DATA_HOME="$pins/$name" "$bin" dynamic --tracer "$tracer" --timeout 20 --format raw "${opts[@]}" \
     --env MEMORY_FILE_PATH=/home/sandbox/workspace/memory.json -- "$@" >"$out" 2>"/tmp/mcp-scan-real-$name.err"
   code=$?
   set -e

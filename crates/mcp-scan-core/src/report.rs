@@ -438,6 +438,8 @@ pub enum GapKind {
     UnanalysedFile,
     /// A module the server imports that the scan did not analyse (skipped folder, missing file).
     UnanalysedImport,
+    /// Runtime events the tracer lost (a full ring buffer) or never saw: behaviour went unobserved.
+    LostEvents,
 }
 
 impl GapKind {
@@ -447,6 +449,7 @@ impl GapKind {
             GapKind::UnsupportedLanguage => "unsupported-language",
             GapKind::UnanalysedFile => "unanalysed-file",
             GapKind::UnanalysedImport => "unanalysed-import",
+            GapKind::LostEvents => "lost-events",
         }
     }
 }

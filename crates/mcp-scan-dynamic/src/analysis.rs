@@ -467,6 +467,25 @@ fn syscall_ip(line: &str) -> Option<&str> {
         .and_then(|r| r.split('"').next())
 }
 
+/// The IP address and port a traced call names, in either tracer's notation: strace's
+/// `inet_addr("1.2.3.4")` ... `htons(80)`, or the eBPF tracer's `{AF_INET, 1.2.3.4:80}`.
+fn syscall_dest(line: &str) -> Option<(String, Option<String>)> {
+    if let Some(ip) = syscall_ip(line) {
+        let port = line
+            .split("htons(")
+            .nth(1)
+            .and_then(|r| r.split(')').next())
+            .map(str::to_string);
+        return Some((ip.to_string(), port));
+    }
+    let rest = line
+        .split("{AF_INET, ")
+        .nth(1)
+        .or_else(|| line.split("{AF_INET6, ").nth(1))?;
+    let a: std::net::SocketAddr = rest.split('}').next()?.parse().ok()?;
+    Some((a.ip().to_string(), Some(a.port().to_string())))
+}
+
 pub(crate) fn syscall_ev(e: &Event) -> Evidence {
     let mut line = e.raw.clone();
     if line.len() > 600 {
@@ -2631,14 +2650,10 @@ fn summarize_egress(f: &mut Finding) {
     if dests.is_empty() {
         for e in &f.evidence {
             if let Evidence::Syscall { line, .. } = e
-                && let Some(addr) = syscall_ip(line)
+                && let Some((addr, port)) = syscall_dest(line)
             {
-                let port = line
-                    .split("htons(")
-                    .nth(1)
-                    .and_then(|r| r.split(')').next())
-                    .unwrap_or("?");
-                push(&mut dests, format!("{}:{port}", bracket_v6(addr)));
+                let port = port.as_deref().unwrap_or("?");
+                push(&mut dests, format!("{}:{port}", bracket_v6(&addr)));
             }
         }
     }
@@ -3028,18 +3043,14 @@ fn egress(acc: &mut Acc, inp: &Inputs, target: &ToolRef, note: &str, ev: Evidenc
     let declared = declares_network(inp, target);
     let dest = match &ev {
         Evidence::Network { destination, .. } => destination.clone(),
-        Evidence::Syscall { line, .. } => {
-            let e = syscall_ip(line)
-                .map(bracket_v6)
-                .unwrap_or_else(|| "an outside address".into());
-            let port = line
-                .split("htons(")
-                .nth(1)
-                .and_then(|r| r.split(')').next())
-                .map(|p| format!(":{p}"))
-                .unwrap_or_default();
-            format!("{e}{port}")
-        }
+        Evidence::Syscall { line, .. } => match syscall_dest(line) {
+            Some((addr, port)) => format!(
+                "{}{}",
+                bracket_v6(&addr),
+                port.map(|p| format!(":{p}")).unwrap_or_default()
+            ),
+            None => "an outside address".into(),
+        },
         _ => "an outside address".into(),
     };
     let f = if declared {
@@ -3148,6 +3159,25 @@ fn dropped(acc: &mut Acc, inp: &Inputs, target: &ToolRef, path: &str, note: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn destinations_read_the_same_from_either_tracers_line() {
+        let strace = r#"7 1.0 connect(3, {sa_family=AF_INET, sin_port=htons(6379), sin_addr=inet_addr("127.0.0.1")}, 16) = 0"#;
+        let ebpf = "ebpf 7/7 connect(3, {AF_INET, 127.0.0.1:6379}) = 0";
+        let v6 = "ebpf 7/7 connect(3, {AF_INET6, [::ffff:127.0.0.1]:11211}) = 0";
+        let want = Some(("127.0.0.1".to_string(), Some("6379".to_string())));
+        assert_eq!(syscall_dest(strace), want);
+        assert_eq!(syscall_dest(ebpf), want);
+        assert_eq!(
+            syscall_dest(v6),
+            Some(("::ffff:127.0.0.1".to_string(), Some("11211".to_string())))
+        );
+        // Twin: a unix address names no IP.
+        assert_eq!(
+            syscall_dest(r#"ebpf 7/7 connect(3, {AF_UNIX, "/run/x"}) = 0"#),
+            None
+        );
+    }
 
     #[test]
     fn probe_marker_is_live_only_where_a_shell_would_run_it() {

@@ -7,6 +7,7 @@ pub mod canary;
 pub mod client;
 pub mod contain;
 pub mod detect;
+pub mod ebpf;
 pub mod events;
 pub mod exercise;
 pub mod identity;
@@ -34,6 +35,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use mcp_scan_trace::choice::{Backend, TracerChoice};
 pub use sandbox::SandboxError;
 
 /// Trace kept per run by default (`DynamicOptions::max_trace_bytes`).
@@ -86,6 +88,12 @@ pub struct DynamicOptions {
     pub pacing: bool,
     /// When to run the server again without the tracer (`--second-run`).
     pub second_run: second_run::SecondRun,
+    /// Which tracer watches the server (`--tracer`): eBPF where BPF may load, else strace.
+    pub tracer: TracerChoice,
+    /// The eBPF tracer's ring buffer (a power of two); records that do not fit are lost and the
+    /// run is INCOMPLETE. The eBPF tracer keeps at most `max_trace_bytes / 128` events (strace's
+    /// lines are about that long), so memory stays bounded under a flood.
+    pub ebpf_ring_bytes: u32,
 }
 
 impl DynamicOptions {
@@ -111,6 +119,8 @@ impl DynamicOptions {
             soak: Duration::ZERO,
             pacing: true,
             second_run: second_run::SecondRun::Auto,
+            tracer: TracerChoice::Auto,
+            ebpf_ring_bytes: 16 << 20,
         }
     }
 }
@@ -145,6 +155,8 @@ pub struct DynamicOutcome {
     pub tracer_tells: Vec<String>,
     /// What the second, untraced run did (why, how long, findings added), when there was one.
     pub second_run: Option<String>,
+    /// The tracer that ran (`ebpf`, `strace`; `None` untraced), with why when `auto` fell back.
+    pub tracer: Option<String>,
 }
 
 fn server_name(ex: &exercise::Exercise, command: &[String]) -> String {
@@ -277,9 +289,17 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         env.retain(|(x, _)| x != k);
         env.push((k.clone(), expand_home(v, &persona.home)));
     }
-    let tracer: Option<Arc<dyn trace::Tracer>> = opts
-        .traced
+    let (backend, mut ebpf_run, fallback) = if opts.traced {
+        start_tracer(opts)?
+    } else {
+        (None, None, None)
+    };
+    let tracer: Option<Arc<dyn trace::Tracer>> = (backend == Some(Backend::Strace))
         .then(|| Arc::new(trace::Strace::default()) as Arc<dyn trace::Tracer>);
+    let tracer_note = backend.map(|b| match &fallback {
+        Some(why) => format!("{} ({why})", b.name()),
+        None => b.name().to_string(),
+    });
     let spec = sandbox::SandboxSpec {
         command: absolute_args(&opts.command)
             .into_iter()
@@ -311,9 +331,13 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         ipv6: opts.ipv6,
         identity: persona.clone(),
         client: opts.client.name.clone(),
+        on_launch: ebpf_run.as_ref().map(EbpfRun::hook),
     };
     let decoys = persona.lived_in_files();
     let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
+    // The hook's reference to the tracer goes with the spec (stopping needs the only one).
+    drop(spec);
+    let launched = sb.launched.clone();
     let sink_sockets = sb
         .sinks
         .take()
@@ -441,11 +465,14 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     });
     drop(rt);
     // Tear down: everything in the PID namespace dies with its PID 1.
+    let teardown_ns: u64;
     let exit_status = {
         let mut sb = c1_alive
             .lock()
             .map_err(|_| DynamicError::Other("sandbox state poisoned".into()))?;
         let st = sb.wait(Duration::ZERO);
+        // strace dies with the sandbox: what the eBPF tracer sees after this, strace never does.
+        teardown_ns = ebpf::boot_now_ns();
         sb.kill();
         // The real wait status, reported by the server's parent (None: still running).
         if sb.relays_exit() {
@@ -476,7 +503,17 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         .unwrap_or_default();
     let captures = sinks.stop();
 
-    let mut evs: Vec<events::Event> = records.iter().filter_map(events::from_record).collect();
+    let (mut evs, raw_trace, traceme, trace_gaps) = match ebpf_run.take() {
+        Some(r) => {
+            let (conv, gaps) = r.finish(&launched, teardown_ns);
+            (conv.events, conv.raw, conv.traceme, gaps)
+        }
+        None => {
+            let traceme = second_run::traceme_in(&raw_trace);
+            let evs = records.iter().filter_map(events::from_record).collect();
+            (evs, raw_trace, traceme, Vec::new())
+        }
+    };
     for (i, e) in evs.iter_mut().enumerate() {
         e.seq = i as u64 + 1;
         canonical_home(e, &persona.home);
@@ -530,6 +567,26 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     if let Some(why) = &trace_lost {
         mark_incomplete(&mut report, why, |_| false);
     }
+    for why in &trace_gaps {
+        mark_incomplete(&mut report, why, |_| false);
+        report
+            .coverage
+            .get_or_insert_with(Default::default)
+            .gaps
+            .push(mcp_scan_core::CoverageGap {
+                kind: mcp_scan_core::GapKind::LostEvents,
+                file: None,
+                line: None,
+                reason: why.clone(),
+            });
+    }
+    if let Some(t) = &tracer_note {
+        report.containment.push(mcp_scan_core::ContainmentLayer {
+            layer: "tracer".into(),
+            active: true,
+            detail: t.clone(),
+        });
+    }
     for (layer, active, detail) in layers.describe(&shown) {
         // Every layer not in force is a warning, whatever the reason: the reader must know the
         // containment was weaker than the report's layers promise.
@@ -566,7 +623,7 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     if let Some(dir) = &opts.out_dir {
         write_out_dir(dir, &ex, &evs, &captures, &raw_trace, &stderr)?;
     }
-    let tracer_tells = second_run::tracer_tells(&evs, second_run::traceme_in(&raw_trace));
+    let tracer_tells = second_run::tracer_tells(&evs, traceme);
     Ok(DynamicOutcome {
         report,
         events: evs,
@@ -575,7 +632,138 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         stderr,
         tracer_tells,
         second_run: None,
+        tracer: tracer_note,
     })
+}
+
+/// A running eBPF tracer and the clock offset taken when it started.
+#[cfg_attr(not(feature = "ebpf"), allow(dead_code))]
+struct EbpfRun {
+    #[cfg(feature = "ebpf")]
+    running: Arc<mcp_scan_trace::ebpf::Running>,
+    offset: f64,
+}
+
+type Backends = (Option<Backend>, Option<EbpfRun>, Option<String>);
+
+#[cfg(feature = "ebpf")]
+impl EbpfRun {
+    /// Tracks the sandbox's first process (and with it everything it creates) before it runs.
+    fn hook(&self) -> sandbox::LaunchHook {
+        let r = self.running.clone();
+        Arc::new(move |pid: u32| r.track(pid).map_err(|e| e.to_string()))
+    }
+
+    /// Stops the tracer; the events strace would have seen, and the coverage gaps.
+    fn finish(self, launched: &str, teardown_ns: u64) -> (ebpf::Converted, Vec<String>) {
+        let result = Arc::try_unwrap(self.running)
+            .map_err(|_| mcp_scan_trace::ebpf::Error::ThreadGone)
+            .and_then(mcp_scan_trace::ebpf::Running::stop);
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                return (
+                    ebpf::Converted::default(),
+                    vec![format!(
+                        "the eBPF tracer failed: {e}; no event was analysed"
+                    )],
+                );
+            }
+        };
+        let conv = ebpf::convert(&result.events, launched, self.offset, teardown_ns);
+        let mut gaps: Vec<String> = result.gap().into_iter().collect();
+        if !conv.launch_seen {
+            gaps.push(format!(
+                "the eBPF tracer did not see the server's launch (`{launched}`): nothing it did was observed"
+            ));
+        }
+        (conv, gaps)
+    }
+}
+
+#[cfg(not(feature = "ebpf"))]
+impl EbpfRun {
+    fn hook(&self) -> sandbox::LaunchHook {
+        Arc::new(|_| Err("this build has no eBPF tracer".to_string()))
+    }
+    fn finish(self, _: &str, _: u64) -> (ebpf::Converted, Vec<String>) {
+        let _ = self.offset;
+        (
+            ebpf::Converted::default(),
+            vec!["this build has no eBPF tracer".into()],
+        )
+    }
+}
+
+/// The system calls both tracers follow: the eBPF backend is given strace's list.
+#[cfg(feature = "ebpf")]
+fn ebpf_config(opts: &DynamicOptions) -> mcp_scan_trace::ebpf::Config {
+    mcp_scan_trace::ebpf::Config {
+        syscalls: trace::TRACED_SYSCALLS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ring_bytes: opts.ebpf_ring_bytes,
+        max_events: (opts.max_trace_bytes / 128).max(1),
+        ..Default::default()
+    }
+}
+
+fn tracer_error(reason: String) -> DynamicError {
+    DynamicError::Sandbox(SandboxError {
+        reason,
+        fix: "run as root (or give mcp-scan CAP_BPF and CAP_PERFMON), or choose `--tracer strace` \
+              (`--tracer auto` falls back to it)"
+            .into(),
+    })
+}
+
+/// Picks and, for eBPF, starts the tracer: `auto` takes eBPF when it loads, else strace (and
+/// says why); an explicit `ebpf` that cannot load is an error (exit 2).
+#[cfg(feature = "ebpf")]
+fn start_tracer(opts: &DynamicOptions) -> Result<Backends, DynamicError> {
+    use mcp_scan_trace::ebpf as bpf;
+    let choice = opts.tracer;
+    let cfg = ebpf_config(opts);
+    match mcp_scan_trace::choice::resolve(choice, &cfg) {
+        Ok(Backend::Strace) if choice == TracerChoice::Auto => {
+            let why = bpf::preflight(&cfg)
+                .err()
+                .map(|e| format!("eBPF unavailable: {e}"));
+            Ok((Some(Backend::Strace), None, why))
+        }
+        Ok(Backend::Strace) => Ok((Some(Backend::Strace), None, None)),
+        Ok(Backend::Ebpf) => {
+            let offset = crate::ebpf::boot_to_epoch();
+            match bpf::start(&cfg) {
+                Ok(r) => Ok((
+                    Some(Backend::Ebpf),
+                    Some(EbpfRun {
+                        running: Arc::new(r),
+                        offset,
+                    }),
+                    None,
+                )),
+                Err(e) if choice == TracerChoice::Auto => Ok((
+                    Some(Backend::Strace),
+                    None,
+                    Some(format!("eBPF did not load: {e}")),
+                )),
+                Err(e) => Err(tracer_error(format!("the eBPF tracer cannot run: {e}"))),
+            }
+        }
+        Err(e) => Err(tracer_error(format!("the eBPF tracer cannot run: {e}"))),
+    }
+}
+
+#[cfg(not(feature = "ebpf"))]
+fn start_tracer(opts: &DynamicOptions) -> Result<Backends, DynamicError> {
+    match opts.tracer {
+        TracerChoice::Ebpf => Err(tracer_error(
+            "this mcp-scan was built without the eBPF tracer (cargo feature `ebpf`)".into(),
+        )),
+        _ => Ok((Some(Backend::Strace), None, None)),
+    }
 }
 
 fn description_analyzer() -> Result<mcp_scan_description::DescriptionAnalyzer<'static>, DynamicError>
@@ -901,6 +1089,7 @@ pub fn scan_remote(opts: &RemoteOptions) -> Result<DynamicOutcome, DynamicError>
         stderr: String::new(),
         tracer_tells: Vec::new(),
         second_run: None,
+        tracer: None,
     })
 }
 

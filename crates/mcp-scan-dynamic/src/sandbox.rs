@@ -103,6 +103,10 @@ impl Default for Limits {
     }
 }
 
+/// Called with the sandbox's first process (host pid) before it does anything: a tracer that
+/// follows process trees from outside (eBPF) tracks it here, so nothing runs untraced.
+pub type LaunchHook = std::sync::Arc<dyn Fn(u32) -> Result<(), String> + Send + Sync>;
+
 /// What to run and how.
 #[derive(Clone)]
 pub struct SandboxSpec {
@@ -124,6 +128,8 @@ pub struct SandboxSpec {
     /// The `clientInfo.name` of the client profile: the server's parent process is that client's
     /// (launcher.rs).
     pub client: String,
+    /// See [`LaunchHook`]; the sandbox's first process waits until it has returned.
+    pub on_launch: Option<LaunchHook>,
 }
 
 /// The host directory behind the sandbox's HOME, workspace and /tmp; removed on drop.
@@ -291,6 +297,8 @@ pub struct SinkSockets6 {
 
 /// A running sandbox.
 pub struct Sandbox {
+    /// The program the launch executes first (the tracer's, or the launch chain's first).
+    pub launched: String,
     pub stdin: Option<OwnedFd>,
     pub stdout: Option<OwnedFd>,
     pub stderr: Option<OwnedFd>,
@@ -366,6 +374,8 @@ struct Prepared {
     /// namespace (a single-id map is a well-known sandbox tell).
     full_maps: bool,
     traced: bool,
+    /// C1 waits for the scanner's go (see [`LaunchHook`]).
+    hold: bool,
     /// Landlock is left out: the server's own PID namespace needs a /proc mount after this.
     landlock_skip: bool,
     /// Traced: the server's own PID namespace, made by PID 1 before Landlock.
@@ -857,6 +867,7 @@ impl Sandbox {
             limits: spec.limits,
             hostname: spec.identity.hostname.clone().into_bytes(),
             traced: spec.tracer.is_some(),
+            hold: spec.on_launch.is_some(),
             landlock_skip: false,
             pid_ns,
         };
@@ -925,7 +936,9 @@ impl Sandbox {
         drop(ex_w);
         drop(forking);
         let relays = prep.pid_ns.is_some();
+        let launched = argv_strings[0].clone();
         let mut sb = Sandbox {
+            launched,
             stdin: Some(in_w),
             stdout: Some(out_r),
             stderr: Some(err_r),
@@ -938,6 +951,21 @@ impl Sandbox {
             c1,
             status: None,
         };
+        if let Some(hook) = &spec.on_launch {
+            // C1 waits for this byte before its first system call that matters.
+            let go = hook(pid as u32).and_then(|()| {
+                nix::unistd::write(&st_parent, b"T")
+                    .map(|_| ())
+                    .map_err(|e| format!("cannot release the sandbox: {e}"))
+            });
+            if let Err(why) = go {
+                sb.kill();
+                return Err(SandboxError::new(
+                    format!("the tracer could not follow the sandbox: {why}"),
+                    "choose `--tracer strace`",
+                ));
+            }
+        }
         if prep.full_maps
             && let Err(e) = write_outer_maps(&st_parent, pid, &prep.uid_map, &prep.gid_map)
         {
@@ -1222,6 +1250,12 @@ fn c1_main(
         }
         if libc::getppid() != parent_pid {
             libc::_exit(1);
+        }
+        if p.hold {
+            let mut b = [0u8];
+            if libc::read(status_fd, b.as_mut_ptr().cast(), 1) != 1 || b[0] != b'T' {
+                libc::_exit(1);
+            }
         }
         // A cgroup namespace too: /proc/self/cgroup would name the host's (often a container
         // runtime's or a CI job's) cgroup path.

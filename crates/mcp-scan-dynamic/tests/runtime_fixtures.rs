@@ -4,7 +4,7 @@
 
 use mcp_scan_core::{Confidence, Evidence, ExitKind, FailOn, Report, Severity, ToolStatus};
 use mcp_scan_dynamic::sinks::IPV6_UNAVAILABLE;
-use mcp_scan_dynamic::{DynamicOptions, DynamicOutcome, scan};
+use mcp_scan_dynamic::{DynamicOptions, DynamicOutcome, TracerChoice, scan};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,6 +42,27 @@ struct ExpectedFinding {
     /// When given, the finding's confidence must be this.
     confidence: Option<Confidence>,
     observation: String,
+    /// Only under this tracer (`strace`, `ebpf`): a server that looks for signs of ptrace is
+    /// caught by strace's untraced second run, and by the eBPF tracer's own run, which it cannot
+    /// see.
+    tracer: Option<String>,
+}
+
+/// The tracer the runs use: `MCP_SCAN_TEST_TRACER` (`strace` when unset; scripts/test runs the
+/// fixture matrix a second time with `ebpf`, so both backends are held to the same expectations).
+fn test_tracer() -> TracerChoice {
+    match std::env::var("MCP_SCAN_TEST_TRACER") {
+        Ok(v) if !v.is_empty() => v
+            .parse()
+            .unwrap_or_else(|e| panic!("MCP_SCAN_TEST_TRACER: {e}")),
+        _ => TracerChoice::Strace,
+    }
+}
+
+fn options(command: Vec<String>) -> DynamicOptions {
+    let mut o = DynamicOptions::new(command);
+    o.tracer = test_tracer();
+    o
 }
 
 fn repo() -> PathBuf {
@@ -108,7 +129,7 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let marker = format!("--mcp-scan-test-{name}-{}-{n}", std::process::id());
-    let mut opts = DynamicOptions::new(vec![
+    let mut opts = options(vec![
         interpreter.to_string(),
         dir.join("server.py").to_string_lossy().into_owned(),
         marker.clone(),
@@ -135,6 +156,21 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     let elapsed = started.elapsed().as_secs_f64();
     let report = &outcome.report;
     let shown = describe(report);
+    let want = match test_tracer() {
+        TracerChoice::Ebpf => Some("ebpf"),
+        TracerChoice::Strace => Some("strace"),
+        TracerChoice::Auto => None,
+    };
+    if let Some(want) = want {
+        assert!(
+            outcome
+                .tracer
+                .as_deref()
+                .is_some_and(|t| t.starts_with(want)),
+            "{name}: ran under {:?}, asked for {want}",
+            outcome.tracer
+        );
+    }
     assert_eq!(
         report.exit_kind(FailOn::default()).code(),
         exp.exit,
@@ -164,7 +200,11 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
             "{name}: a finding above {max}\n{shown}"
         );
     }
+    let ran = outcome.tracer.as_deref().unwrap_or("");
     for f in &exp.finding {
+        if f.tracer.as_deref().is_some_and(|t| !ran.starts_with(t)) {
+            continue;
+        }
         assert!(
             report.findings().any(|g| g.target.name == f.entity
                 && g.rule_id == f.rule
@@ -444,7 +484,7 @@ fn declared_ipv6_fetch_is_info_and_its_get_is_captured() {
 #[test]
 fn without_ipv6_in_the_sandbox_v6_egress_is_traced_and_the_gap_is_reported() {
     let dir = repo().join("fixtures/runtime/egress_ipv6");
-    let mut opts = DynamicOptions::new(vec![
+    let mut opts = options(vec![
         mcp2(),
         dir.join("server.py").to_string_lossy().into_owned(),
     ]);
@@ -521,7 +561,7 @@ fn leaky_server_under_mcp1_reports_the_same_leak() {
 fn out_dir_holds_manifest_trace_events_and_captures() {
     let dir = repo().join("fixtures/runtime/leaky_server");
     let out = tempfile::tempdir().expect("tmp");
-    let mut opts = DynamicOptions::new(vec![
+    let mut opts = options(vec![
         python("MCP_SCAN_TEST_PYTHON", ".venv/mcp2/bin/python"),
         dir.join("server.py").to_string_lossy().into_owned(),
     ]);
@@ -585,7 +625,7 @@ fn rug_pull_between_runs_is_reported_until_accepted() {
     };
     let pins = tmp.path().join("pins");
     let run = |accept: bool| {
-        let mut opts = DynamicOptions::new(vec![
+        let mut opts = options(vec![
             python("MCP_SCAN_TEST_PYTHON", ".venv/mcp2/bin/python"),
             script.to_string_lossy().into_owned(),
         ]);
@@ -639,7 +679,8 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
         ssrf.evidence.iter().any(|e| matches!(
             e,
             Evidence::Syscall { line, .. }
-                if line.contains(" connect(") && line.contains("\"169.254.169.254\"")
+                // strace quotes the address, the eBPF tracer's line does not.
+                if line.contains(" connect(") && line.contains("169.254.169.254")
         )),
         "the connect to the metadata address is evidence: {:#?}",
         ssrf.evidence
@@ -685,7 +726,7 @@ fn fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress()
 #[test]
 fn trace_over_its_cap_makes_the_run_incomplete_not_clean() {
     let dir = repo().join("fixtures/runtime/evade_npmrc");
-    let mut opts = DynamicOptions::new(vec![
+    let mut opts = options(vec![
         mcp2(),
         dir.join("server.py").to_string_lossy().into_owned(),
     ]);
@@ -942,12 +983,97 @@ fn server_exit_status_is_the_parents_wait_status() {
             "server exit status 143",
         ),
     ] {
-        let mut opts = DynamicOptions::new(vec![mcp2(), "-c".into(), code.into()]);
+        let mut opts = options(vec![mcp2(), "-c".into(), code.into()]);
         opts.timeout = Duration::from_secs(4);
         opts.startup_timeout = Duration::from_secs(20);
         opts.pin_dir = None;
         let o = scan(&opts).expect("scan");
         let shown = describe(&o.report);
         assert!(shown.contains(want), "want `{want}`:\n{shown}");
+    }
+}
+
+/// The count in the eBPF tracer's coverage gap ("lost N of M records"), when there is one.
+fn lost_events(r: &Report) -> Option<(u64, String)> {
+    let gap = r
+        .coverage
+        .as_ref()?
+        .gaps
+        .iter()
+        .find(|g| g.kind == mcp_scan_core::GapKind::LostEvents)?;
+    let n = gap
+        .reason
+        .split("lost ")
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some((n, gap.reason.clone()))
+}
+
+#[test]
+fn a_million_system_calls_under_ebpf_end_incomplete_with_the_lost_count_never_clean() {
+    let dir = repo().join("fixtures/runtime/hostile_flood");
+    let mut opts = DynamicOptions::new(vec![
+        mcp2(),
+        dir.join("server.py").to_string_lossy().into_owned(),
+    ]);
+    opts.tracer = TracerChoice::Ebpf;
+    opts.pin_dir = None;
+    opts.probes = false;
+    opts.calls = 1;
+    opts.second_run = mcp_scan_dynamic::second_run::SecondRun::Never;
+    opts.timeout = Duration::from_secs(90);
+    opts.startup_timeout = Duration::from_secs(40);
+    // 64 KiB holds a few hundred records: most of the flood cannot be queued.
+    opts.ebpf_ring_bytes = 64 << 10;
+    let small = scan(&opts).expect("scan");
+    let shown = describe(&small.report);
+    assert_eq!(small.tracer.as_deref(), Some("ebpf"), "{shown}");
+    let (lost, why) = lost_events(&small.report).unwrap_or_else(|| panic!("no gap\n{shown}"));
+    assert!(lost > 0, "{why}");
+    assert_eq!(
+        small.report.exit_kind(FailOn::default()),
+        ExitKind::Incomplete,
+        "{shown}"
+    );
+    assert!(
+        small
+            .report
+            .entities
+            .iter()
+            .all(|e| e.status() != ToolStatus::Safe),
+        "{shown}"
+    );
+
+    // The default ring: complete with nothing lost, or INCOMPLETE with the count; never clean
+    // with a loss.
+    opts.ebpf_ring_bytes = DynamicOptions::new(Vec::new()).ebpf_ring_bytes;
+    let whole = scan(&opts).expect("scan");
+    let shown = describe(&whole.report);
+    match lost_events(&whole.report) {
+        Some((n, why)) => {
+            assert!(n > 0 || why.contains("discarded"), "{why}");
+            assert_eq!(
+                whole.report.exit_kind(FailOn::default()),
+                ExitKind::Incomplete,
+                "{shown}"
+            );
+        }
+        None => {
+            assert_eq!(
+                whole.report.exit_kind(FailOn::default()),
+                ExitKind::Clean,
+                "{shown}"
+            );
+            // The flood itself was seen, not just the start-up.
+            let opens = whole
+                .events
+                .iter()
+                .filter(|e| e.path.as_deref().is_some_and(|p| p.contains(".index-")))
+                .count();
+            assert!(opens >= 1_000_000, "{opens} opens of the flood traced");
+        }
     }
 }

@@ -515,6 +515,9 @@ fn scan_server(
             }
             match runtime::run_command(&d) {
                 Ok(o) => {
+                    if let Some(t) = &o.tracer {
+                        messages.push(format!("note: runtime tracer: {t}"));
+                    }
                     if let Some(n) = &o.second_run {
                         messages.push(format!("note: {n}"));
                     }

@@ -75,6 +75,9 @@ pub struct Config {
     pub btf_path: PathBuf,
     /// Size of the ring buffer (a power of two, at least a page).
     pub ring_bytes: u32,
+    /// Events kept at most (memory stays bounded under a flood); records past it are counted in
+    /// [`TraceStats::discarded`] and the trace is incomplete.
+    pub max_events: usize,
 }
 
 impl Default for Config {
@@ -85,6 +88,7 @@ impl Default for Config {
             pidns_inum: None,
             btf_path: PathBuf::from("/sys/kernel/btf/vmlinux"),
             ring_bytes: 16 << 20,
+            max_events: usize::MAX,
         }
     }
 }
@@ -102,6 +106,8 @@ pub struct TraceStats {
     pub unreadable: u64,
     /// Records too short or of an unknown kind (a layout mismatch; should stay 0).
     pub malformed: u64,
+    /// Records received past [`Config::max_events`] and not kept.
+    pub discarded: u64,
 }
 
 /// What a finished run saw.
@@ -115,7 +121,7 @@ pub struct TraceResult {
 impl TraceResult {
     /// Whether every record reached user space. A lossy trace must make a scan INCOMPLETE.
     pub fn complete(&self) -> bool {
-        self.stats.lost == 0 && self.stats.malformed == 0
+        self.stats.lost == 0 && self.stats.malformed == 0 && self.stats.discarded == 0
     }
 
     /// Why the trace is incomplete, for the report's coverage gap (None when complete).
@@ -124,11 +130,12 @@ impl TraceResult {
             return None;
         }
         Some(format!(
-            "the eBPF tracer lost {} of {} records (ring buffer full) and could not decode {}: \
-             events are missing",
+            "the eBPF tracer lost {} of {} records (ring buffer full), could not decode {} and \
+             discarded {} past its cap of kept events: events are missing",
             self.stats.lost,
             self.stats.lost + self.stats.sent,
-            self.stats.malformed
+            self.stats.malformed,
+            self.stats.discarded
         ))
     }
 }
@@ -331,7 +338,10 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
         let _ = ready.send(Err(load_error("attaching to the tracepoints", e)));
         return empty;
     }
-    let decoder = Rc::new(RefCell::new(Decoder::default()));
+    let decoder = Rc::new(RefCell::new(Decoder {
+        max_events: cfg.max_events,
+        ..Decoder::default()
+    }));
     let d2 = decoder.clone();
     let mut rb = libbpf_rs::RingBufferBuilder::new();
     if let Err(e) = rb.add(&skel.maps.events, move |data: &[u8]| {
@@ -388,9 +398,11 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
         Ok(d) => d.into_inner(),
         Err(rc) => std::mem::take(&mut *rc.borrow_mut()),
     };
+    let discarded = d.discarded;
     let (events, received, malformed) = d.finish();
     stats.received = received;
     stats.malformed = malformed;
+    stats.discarded = discarded;
     TraceResult { events, stats }
 }
 
@@ -452,11 +464,17 @@ struct Decoder {
     out: Vec<TraceEvent>,
     received: u64,
     malformed: u64,
+    max_events: usize,
+    discarded: u64,
 }
 
 impl Decoder {
     fn record(&mut self, b: &[u8]) {
         self.received += 1;
+        if self.out.len() + self.pending.len() >= self.max_events {
+            self.discarded += 1;
+            return;
+        }
         if b.len() < HDR {
             self.malformed += 1;
             return;

@@ -86,6 +86,12 @@ pub struct DynamicArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub second_run: String,
 
+    /// The system call tracer: `auto` (eBPF where this process may load it: root, or CAP_BPF
+    /// with CAP_PERFMON, and a kernel with BTF; else strace), `ebpf` (exit 2 with the reason when
+    /// it cannot load), `strace`.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "ebpf", "strace"])]
+    pub tracer: String,
+
     /// Alias of `--format raw`.
     #[arg(long)]
     pub json: bool,
@@ -185,7 +191,11 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
     if let Some(m) = mcp_scan_dynamic::second_run::SecondRun::named(&args.second_run) {
         opts.second_run = m;
     }
+    opts.tracer = args.tracer.parse().map_err(anyhow::Error::msg)?;
     let outcome = mcp_scan_engine::runtime::run_command(&opts).map_err(crate::engine_error)?;
+    if let Some(t) = &outcome.tracer {
+        eprintln!("mcp-scan: note: tracer: {t}");
+    }
     if let Some(note) = &outcome.second_run {
         eprintln!("mcp-scan: note: {note}");
     }

@@ -88,6 +88,12 @@ pub struct ScanArgs {
     #[arg(long, help_heading = "Runtime")]
     pub no_probes: bool,
 
+    /// The system call tracer (with --run): `auto` (eBPF where this process may load it, else
+    /// strace), `ebpf` (exit 2 when it cannot load), `strace`.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "ebpf", "strace"],
+          help_heading = "Runtime")]
+    pub tracer: String,
+
     /// Seed of the sandbox persona (with --run): the same seed reproduces a run.
     #[arg(long, value_name = "N", help_heading = "Runtime")]
     pub seed: Option<u64>,
@@ -218,6 +224,7 @@ pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<E
     dynamic.calls = args.calls;
     dynamic.probes = !args.no_probes;
     dynamic.seed = args.seed;
+    dynamic.tracer = args.tracer.parse().map_err(anyhow::Error::msg)?;
     let opts = ScanOptions {
         run: args.run,
         discover: DiscoverOptions {
