@@ -119,7 +119,7 @@ impl DynamicOptions {
             soak: Duration::ZERO,
             pacing: true,
             second_run: second_run::SecondRun::Auto,
-            tracer: TracerChoice::Auto,
+            tracer: TracerChoice::Strace,
             ebpf_ring_bytes: 16 << 20,
         }
     }

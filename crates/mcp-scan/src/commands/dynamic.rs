@@ -86,10 +86,11 @@ pub struct DynamicArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub second_run: String,
 
-    /// The system call tracer: `auto` (eBPF where this process may load it: root, or CAP_BPF
-    /// with CAP_PERFMON, and a kernel with BTF; else strace), `ebpf` (exit 2 with the reason when
-    /// it cannot load), `strace`.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "ebpf", "strace"])]
+    /// The system call tracer: `strace` (the default), `auto` (eBPF where this process may load
+    /// it: root, or CAP_BPF with CAP_PERFMON, and a kernel with BTF; else strace), `ebpf` (exit 2
+    /// with the reason when it cannot load). eBPF is not the default yet: its verdicts are not
+    /// yet checked against strace's on every runtime fixture.
+    #[arg(long, default_value = "strace", value_parser = ["auto", "ebpf", "strace"])]
     pub tracer: String,
 
     /// Alias of `--format raw`.

@@ -88,9 +88,9 @@ pub struct ScanArgs {
     #[arg(long, help_heading = "Runtime")]
     pub no_probes: bool,
 
-    /// The system call tracer (with --run): `auto` (eBPF where this process may load it, else
-    /// strace), `ebpf` (exit 2 when it cannot load), `strace`.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "ebpf", "strace"],
+    /// The system call tracer (with --run): `strace` (the default), `auto` (eBPF where this
+    /// process may load it, else strace), `ebpf` (exit 2 when it cannot load).
+    #[arg(long, default_value = "strace", value_parser = ["auto", "ebpf", "strace"],
           help_heading = "Runtime")]
     pub tracer: String,
 
