@@ -94,6 +94,46 @@ pub struct LowerIssue {
     pub message: String,
 }
 
+/// The first error or missing node of a parse tree, as a syntax issue (tolerant lowering reports
+/// the first only).
+pub(crate) fn first_syntax_issue(root: tree_sitter::Node, src: &str) -> Option<LowerIssue> {
+    let mut c = root.walk();
+    loop {
+        let n = c.node();
+        if n.is_error() || n.is_missing() {
+            let p = n.start_position();
+            let message = if n.is_missing() {
+                format!("missing {}", n.kind())
+            } else {
+                let t = src.get(n.byte_range()).unwrap_or("");
+                let first: String = t
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .chars()
+                    .take(40)
+                    .collect();
+                format!("unexpected `{first}`")
+            };
+            return Some(LowerIssue {
+                kind: IssueKind::Syntax,
+                line: p.row as u32 + 1,
+                column: p.column as u32 + 1,
+                message,
+            });
+        }
+        if n.has_error() && c.goto_first_child() {
+            continue;
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() {
+                return None;
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IssueKind {
     /// The parser recovered from an error; the affected code is `Unknown` in the IR.

@@ -53,7 +53,7 @@ fn sources_without_an_adapter_are_one_gap_per_language_and_declarations_are_not_
     );
     assert_eq!(
         modules(&t),
-        ["server.py", "web/a.ts", "web/b.tsx"],
+        ["server.py", "web/a.ts", "web/b.tsx", "web/main.go"],
         "declarations (.d.ts) are not code"
     );
     assert_eq!(t.coverage.files_by_language.get("python"), Some(&1));

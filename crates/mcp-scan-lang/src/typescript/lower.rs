@@ -207,42 +207,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn report_syntax_error(&mut self, root: Node) {
-        let mut c = root.walk();
-        loop {
-            let n = c.node();
-            if n.is_error() || n.is_missing() {
-                let p = n.start_position();
-                let message = if n.is_missing() {
-                    format!("missing {}", n.kind())
-                } else {
-                    let t = self.text(n);
-                    let first: String = t
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .chars()
-                        .take(40)
-                        .collect();
-                    format!("unexpected `{first}`")
-                };
-                self.issues.push(LowerIssue {
-                    kind: IssueKind::Syntax,
-                    line: p.row as u32 + 1,
-                    column: p.column as u32 + 1,
-                    message,
-                });
-                return;
-            }
-            if n.has_error() && c.goto_first_child() {
-                continue;
-            }
-            while !c.goto_next_sibling() {
-                if !c.goto_parent() {
-                    return;
-                }
-            }
-        }
+        self.issues
+            .extend(crate::first_syntax_issue(root, self.src));
     }
 
     fn too_deep(&mut self, n: Node) {
