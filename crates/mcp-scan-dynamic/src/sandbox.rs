@@ -220,7 +220,10 @@ impl RunDir {
                 ) == 0
         };
         if !mounted {
+            // The plain layout makes its own `root` (root in a user namespace without a mount
+            // namespace of its own may not mount).
             let _ = unmount(&sys);
+            let _ = std::fs::remove_dir(&sys);
             return Ok(run);
         }
         // Set before anything can fail, so that drop unmounts it.
