@@ -269,7 +269,7 @@ pub(crate) enum Step {
 /// How the root is built, prepared before the fork.
 pub(crate) struct RootPlan {
     /// The host directory the new root's tmpfs is mounted on (in the sandbox's mount namespace
-    /// only; the host sees it empty).
+    /// only, the host seeing it empty; or, rooted, the tmpfs the scanner mounted there).
     pub newroot: CString,
     /// Where overlays get their layers from: `STAGE/l` (the host directory, bound there for the
     /// moment of the mount; removed before the pivot) and `STAGE/e` (empty).
