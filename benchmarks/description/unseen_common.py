@@ -1,8 +1,8 @@
-"""Shared parts of the unseen-set builders (build_unseen7.py on; the older builders keep their own
-copies so that their committed output stays byte-for-byte reproducible).
+"""Shared parts of the unseen-set builders (build_unseen5.py, build_unseen6.py, build_unseen7.py).
 
 A builder lists poisoned tools as (class, source, tool) and honest look-alikes as
-(server, name, description, properties), then calls `build`, which adds every tool that
+(server, name, description, properties) or (source, server, name, description, properties), then
+calls `build`, which adds every tool that
 `collect_benign.py` read from the packages (skipping tools whose name and text an earlier file
 already holds) and prints one JSON record a line.
 """
@@ -58,9 +58,11 @@ def build(prefix, salt, poisoned, lookalike, earlier, collected, out=sys.stdout)
         manifest = {"name": rid, **(t if "tools" in t else {"tools": [t]})}
         recs.append({"id": rid, "label": "poisoned", "class": cls, "split": split_of(salt, rid), "source": src,
                      "manifest": manifest})
-    for server, name, desc, props in lookalike:
-        recs.append({"label": "benign", "split": split_of(salt, server), "server": server,
-                     "source": f"honest twin of an {prefix} poisoned tool (the same tool without its payload), wording ours",
+    for item in lookalike:
+        # (server, name, description, properties), or with its own source first
+        src, (server, name, desc, props) = (item[0], item[1:]) if len(item) == 5 else (
+            f"honest twin of an {prefix} poisoned tool (the same tool without its payload), wording ours", item)
+        recs.append({"label": "benign", "split": split_of(salt, server), "server": server, "source": src,
                      "name": name, "description": desc, "inputSchema": {"type": "object", "properties": props}})
     here = os.path.dirname(os.path.abspath(__file__))
     seen = set()
