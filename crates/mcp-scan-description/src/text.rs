@@ -627,7 +627,7 @@ pub fn names_secret_contents(name: &str) -> bool {
 /// do has a use for a secret parameter; one that never does asks for a secret it does not need.
 pub fn speaks_of_secrets(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric())
-        .flat_map(|tok| id_words(tok))
+        .flat_map(id_words)
         .any(|w| SECRET_USE_WORDS.contains(&w.as_str()))
 }
 
