@@ -30,7 +30,7 @@ id (poisoned) or of the server name (benign, so sibling tools stay together); an
 """
 import base64, sys, urllib.parse
 
-from unseen_common import build
+from unseen_common import B, I, N, S, build, tool
 
 SALT = "unseen5/2026-11-24/descgen5"
 
@@ -78,18 +78,6 @@ TOOLTWEAK = ("technique of ToolTweak (openreview.net/forum?id=dQXa5jvpQN; https:
 ELASTIC = ("technique of Elastic Security Labs, 'MCP tools: attack vectors and defense recommendations' "
            "(elastic.co/security-labs/mcp-tools-attack-defense-recommendations: {}); wording ours")
 
-def tool(name, desc, props=None, required=None, **extra):
-    schema = {"type": "object", "properties": props if props is not None else {"input": {"type": "string"}}}
-    if required:
-        schema["required"] = required
-    t = {"name": name, "description": desc, "inputSchema": schema}
-    t.update(extra)
-    return t
-
-S = lambda d=None, **kw: {"type": "string", **({"description": d} if d else {}), **kw}
-N = {"type": "number"}
-I = {"type": "integer"}
-B = {"type": "boolean"}
 
 # Each entry: (class, source, manifest extras or a single tool).
 POISONED = [

@@ -27,17 +27,13 @@ The tune/held-out split is fixed here, before any result was read: a salted SHA-
 (poisoned) or of the server name (benign, so sibling tools stay together); an even first byte is
 `tune`, odd is `heldout`. The salt is new (unseen2 … unseen5 used others).
 """
-import base64, sys
+import sys
 
-from unseen_common import build
+from unseen_common import B, I, N, S, WJ, ZWJ, build, tool
+from unseen_common import b64 as B64, hexed as HEX, tags as TAGS
 
 SALT = "unseen6/2026-11-24/desc8"
 
-ZWJ = "\u200d"
-WJ = "\u2060"
-B64 = lambda s: base64.b64encode(s.encode()).decode()
-HEX = lambda s: s.encode().hex()
-TAGS = lambda s: "".join(chr(0xE0000 + ord(c)) for c in s)
 
 CYBERARK = ("technique of CyberArk, 'Poison everywhere: no output from your MCP server is safe' (full-schema poisoning; "
             "as retold by https://pipelab.org/learn/mcp-tool-poisoning): {}; wording ours")
@@ -62,18 +58,6 @@ SENTINEL = ("technique of the mcp_sentinel tool-poisoning detector's sample clas
 SIGMA = ("technique of the SAFE-MCP Sigma rule 'MCP Tool Description Poisoning Detection' (HTML comment SYSTEM markers, "
          "chat-template tokens, zero-width characters); payload wording ours")
 
-def tool(name, desc, props=None, required=None, **extra):
-    schema = {"type": "object", "properties": props if props is not None else {"input": {"type": "string"}}}
-    if required:
-        schema["required"] = required
-    t = {"name": name, "description": desc, "inputSchema": schema}
-    t.update(extra)
-    return t
-
-S = lambda d=None, **kw: {"type": "string", **({"description": d} if d else {}), **kw}
-I = {"type": "integer"}
-N = {"type": "number"}
-B = {"type": "boolean"}
 
 POISONED = [
     # --- classic: read/run/send, usually with silence
