@@ -28,12 +28,11 @@ The tune/held-out split is fixed here, before any result was read: a salted SHA-
 id (poisoned) or of the server name (benign, so sibling tools stay together); an even first byte is
 `tune`, odd is `heldout`. The salt is new (unseen2, unseen3 and unseen4 used others).
 """
-import base64, hashlib, json, os, sys, urllib.parse
+import base64, sys, urllib.parse
+
+from unseen_common import B, I, N, S, build, tool
 
 SALT = "unseen5/2026-11-24/descgen5"
-
-def split_of(key):
-    return "tune" if hashlib.sha256(f"{SALT}:{key}".encode()).digest()[0] % 2 == 0 else "heldout"
 
 ZW = "\u200b"
 SHY = "\u00ad"
@@ -79,18 +78,6 @@ TOOLTWEAK = ("technique of ToolTweak (openreview.net/forum?id=dQXa5jvpQN; https:
 ELASTIC = ("technique of Elastic Security Labs, 'MCP tools: attack vectors and defense recommendations' "
            "(elastic.co/security-labs/mcp-tools-attack-defense-recommendations: {}); wording ours")
 
-def tool(name, desc, props=None, required=None, **extra):
-    schema = {"type": "object", "properties": props if props is not None else {"input": {"type": "string"}}}
-    if required:
-        schema["required"] = required
-    t = {"name": name, "description": desc, "inputSchema": schema}
-    t.update(extra)
-    return t
-
-S = lambda d=None, **kw: {"type": "string", **({"description": d} if d else {}), **kw}
-N = {"type": "number"}
-I = {"type": "integer"}
-B = {"type": "boolean"}
 
 # Each entry: (class, source, manifest extras or a single tool).
 POISONED = [
@@ -381,38 +368,8 @@ LAB_BENIGN = [
      "Add two numbers and return the result.", {"a": I, "b": I}),
 ]
 
-def main():
-    out = []
-    for i, (cls, src, t) in enumerate(POISONED, 1):
-        rid = f"unseen5-{i:03d}"
-        manifest = {"name": rid, **(t if "tools" in t else {"tools": [t]})}
-        out.append({"id": rid, "label": "poisoned", "class": cls, "split": split_of(rid), "source": src, "manifest": manifest})
-    for src, server, name, desc, props in LAB_BENIGN:
-        out.append({"label": "benign", "split": split_of(server), "server": server, "source": src,
-                    "name": name, "description": desc, "inputSchema": {"type": "object", "properties": props}})
-    # A tool whose name and text another benchmark file already holds is not unseen.
-    here = os.path.dirname(os.path.abspath(__file__))
-    seen = set()
-    for f in ("benign.jsonl", "unseen.jsonl", "unseen2.jsonl", "unseen3.jsonl", "unseen4.jsonl"):
-        for line in open(os.path.join(here, f), encoding="utf-8"):
-            r = json.loads(line)
-            if "description" in r:
-                seen.add((r["name"], r["description"]))
-    dropped = 0
-    for path in sys.argv[1:]:
-        for line in open(path, encoding="utf-8"):
-            r = json.loads(line)
-            if (r["name"], r["description"]) in seen:
-                dropped += 1
-                continue
-            rec = {"label": "benign", "split": split_of(r["server"]), "server": r["server"],
-                   "source": f"{r['package']}@{r['version']} ({r['obtained']})",
-                   "name": r["name"], "description": r["description"]}
-            if r.get("inputSchema"):
-                rec["inputSchema"] = r["inputSchema"]
-            out.append(rec)
-    for r in out:
-        print(json.dumps(r, ensure_ascii=False))
-    print(f"dropped {dropped} collected tools already in another benchmark file", file=sys.stderr)
 
-main()
+build("unseen5", SALT, POISONED, LAB_BENIGN,
+      ['benign.jsonl', 'unseen.jsonl', 'unseen2.jsonl', 'unseen3.jsonl', 'unseen4.jsonl'],
+      sys.argv[1:])
+

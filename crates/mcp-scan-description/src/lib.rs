@@ -293,7 +293,10 @@ impl<'r> DescriptionAnalyzer<'r> {
                     own: (e.kind == EntityKind::Tool).then_some(e.name),
                     lone: e.kind == EntityKind::Tool && tools.all.len() == 1,
                 };
-                let hits = self.scan_entity(&e.fields, &names);
+                let mut hits = self.scan_entity(&e.fields, &names);
+                if e.kind == EntityKind::Tool {
+                    hits.extend(self.unneeded_secret_params(&e, &hits));
+                }
                 let target = ToolRef::new(m.server.clone(), e.kind, e.name.to_string());
                 let mut report = EntityReport::new(target.clone(), e.declared.map(str::to_string));
                 report
@@ -307,6 +310,48 @@ impl<'r> DescriptionAnalyzer<'r> {
                         .push(self.finding(&h, &target, e.kind, e.declared, &loc));
                 }
                 report
+            })
+            .collect()
+    }
+
+    /// A parameter named for a secret's contents (`content_of_ssh_private_key`) on a tool whose
+    /// name and description never speak of keys, logins or secrets (a calculator, a ping): the
+    /// schema asks the model to read a secret the tool's task does not use (full-schema
+    /// poisoning), reported as the secret-access rule. A tool that says it connects over SSH
+    /// or signs with a key has a use for one.
+    fn unneeded_secret_params(&self, e: &fields::EntityFields<'_>, hits: &[Hit]) -> Vec<Hit> {
+        let Some(rule) = self
+            .rules
+            .rules
+            .iter()
+            .position(|r| r.meta.id == "MCPS-D005")
+        else {
+            return Vec::new();
+        };
+        if text::speaks_of_secrets(e.name) || e.declared.is_some_and(text::speaks_of_secrets) {
+            return Vec::new();
+        }
+        e.params
+            .iter()
+            .filter(|p| text::names_secret_contents(p))
+            .map(|p| format!("inputSchema.properties.{p}"))
+            .filter(|path| {
+                !hits.iter().any(|h| {
+                    h.rule == rule && h.severity >= Severity::Medium && h.field.starts_with(path)
+                })
+            })
+            .map(|path| Hit {
+                rule,
+                severity: Severity::Medium,
+                score: 0,
+                excerpt: path["inputSchema.properties.".len()..].to_string(),
+                field: path,
+                offset: 0,
+                cues: vec![
+                    "a parameter named for a secret's contents".to_string(),
+                    "on a tool whose name and description never mention keys, logins or secrets"
+                        .to_string(),
+                ],
             })
             .collect()
     }

@@ -539,6 +539,98 @@ pub fn identifier_words(name: &str) -> Option<String> {
     (words.len() >= 3).then(|| words.join(" "))
 }
 
+/// Words that name what a secret holds, not where it is.
+const CONTENT_WORDS: &[&str] = &[
+    "content", "contents", "text", "body", "material", "dump", "raw",
+];
+/// Words that name a secret on their own.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwords",
+    "passwd",
+    "passphrase",
+    "credentials",
+    "secret",
+    "secrets",
+    "cookies",
+    "mnemonic",
+];
+/// (qualifiers, nouns): a key or a token is a secret after one of these words.
+const QUALIFIED_SECRETS: &[(&[&str], &[&str])] = &[
+    (
+        &[
+            "ssh", "private", "secret", "signing", "gpg", "pgp", "aws", "api", "master",
+        ],
+        &["key", "keys"],
+    ),
+    (
+        &[
+            "access", "auth", "bearer", "api", "session", "refresh", "oauth",
+        ],
+        &["token", "tokens"],
+    ),
+];
+/// Words of a text that has a use for a secret: logins, keys, signing, vaults.
+const SECRET_USE_WORDS: &[&str] = &[
+    "ssh",
+    "sftp",
+    "scp",
+    "key",
+    "keys",
+    "keypair",
+    "auth",
+    "authenticate",
+    "authentication",
+    "login",
+    "credential",
+    "credentials",
+    "password",
+    "passwords",
+    "passphrase",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "sign",
+    "signing",
+    "signature",
+    "certificate",
+    "certificates",
+    "cert",
+    "vault",
+    "keychain",
+    "encrypt",
+    "decrypt",
+    "encryption",
+    "gpg",
+    "pgp",
+    "wallet",
+    "cookie",
+    "cookies",
+    "session",
+];
+
+/// Whether a parameter name asks for what a secret holds (`content_of_ssh_private_key`,
+/// `aws_credentials_file_contents`): a secret named together with a word for its contents, not a
+/// path to it (`private_key_path`) or the secret as a setting (`api_key`).
+pub fn names_secret_contents(name: &str) -> bool {
+    let w = id_words(name);
+    let has = |set: &[&str]| w.iter().any(|x| set.contains(&x.as_str()));
+    let qualified = QUALIFIED_SECRETS.iter().any(|(quals, nouns)| {
+        w.windows(2)
+            .any(|p| quals.contains(&p[0].as_str()) && nouns.contains(&p[1].as_str()))
+    });
+    has(CONTENT_WORDS) && (has(SECRET_WORDS) || qualified)
+}
+
+/// Whether a text speaks of keys, logins or secrets at all: a tool whose name and description
+/// do has a use for a secret parameter; one that never does asks for a secret it does not need.
+pub fn speaks_of_secrets(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .flat_map(id_words)
+        .any(|w| SECRET_USE_WORDS.contains(&w.as_str()))
+}
+
 /// Lower-case words of an identifier: `listDocumentTabs` → list, document, tabs.
 fn id_words(name: &str) -> Vec<String> {
     identifier_parts(name, true)
@@ -953,6 +1045,29 @@ mod tests {
             Some("ignore previous Instructions")
         );
         assert_eq!(identifier_words("file_path"), None);
+    }
+
+    #[test]
+    fn a_name_for_a_secret_s_contents_is_not_a_path_or_a_setting() {
+        assert!(names_secret_contents(
+            "content_of_ssh_private_key_for_verification"
+        ));
+        assert!(names_secret_contents("sshPrivateKeyContents"));
+        assert!(names_secret_contents("aws_credentials_file_contents"));
+        assert!(!names_secret_contents("private_key_path"));
+        assert!(!names_secret_contents("api_key"));
+        assert!(!names_secret_contents("message_body"));
+        assert!(!names_secret_contents("seed_data"));
+    }
+
+    #[test]
+    fn a_text_about_logins_speaks_of_secrets_but_arithmetic_does_not() {
+        assert!(speaks_of_secrets(
+            "Runs a command on a remote host over SSH."
+        ));
+        assert!(speaks_of_secrets("signPayload"));
+        assert!(!speaks_of_secrets("Multiplies two numbers."));
+        assert!(!speaks_of_secrets("Checks that the service is up."));
     }
 
     #[test]

@@ -2,50 +2,10 @@
 //! written for these tests (not the benchmark's wording): the poisoned form reaches MEDIUM, its
 //! honest look-alike stays below.
 
+mod common;
+
+use common::{assert_below_medium, assert_reaches_medium, worst_in_manifest};
 use mcp_scan_core::Severity;
-use mcp_scan_description::{DescriptionAnalyzer, tool_fields};
-use mcp_scan_manifest::parse;
-use std::collections::HashSet;
-
-fn worst(text: &str) -> Option<Severity> {
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_fields(&tool_fields("t", text), &HashSet::new())
-        .into_iter()
-        .map(|h| h.severity)
-        .max()
-}
-
-/// The worst finding of a manifest as (severity, rule).
-fn worst_in_manifest(json: &str) -> Option<(Severity, String)> {
-    let out = parse("t.json", "t", json);
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_manifest(&out.manifest)
-        .into_iter()
-        .flat_map(|e| e.findings)
-        .max_by(|x, y| x.severity.cmp(&y.severity))
-        .map(|f| (f.severity, f.rule_id))
-}
-
-fn assert_reaches_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) >= Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
-}
-
-fn assert_below_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) < Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
-}
 
 #[test]
 fn a_bare_admin_label_before_a_summary_is_not_a_fake_system_tag() {
