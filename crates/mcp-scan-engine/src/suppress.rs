@@ -20,7 +20,7 @@ use mcp_scan_core::{
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The reason `--write-baseline` writes: a warning until someone replaces it.
 pub const PLACEHOLDER_REASON: &str = "TODO: say why this finding is accepted";
@@ -265,6 +265,9 @@ pub struct Policy {
     pub no_inline: bool,
     /// Days since 1970-01-01 to judge expiry by (today when `None`).
     pub today: Option<i64>,
+    /// The folder relative finding locations are relative to (`behavioral` reports paths from
+    /// the scanned root; `scan` rebases them to the current directory and leaves this `None`).
+    pub source_root: Option<PathBuf>,
 }
 
 /// An inline directive: the rule ids it names and its reason.
@@ -311,13 +314,19 @@ fn is_comment_only(line: &str) -> bool {
 /// Source lines by file, read once.
 #[derive(Default)]
 struct Sources {
+    root: Option<PathBuf>,
     files: HashMap<String, Option<Vec<String>>>,
 }
 
 impl Sources {
     fn line(&mut self, file: &str, line: u32) -> Option<&str> {
+        let root = self.root.as_deref();
         let lines = self.files.entry(file.to_string()).or_insert_with(|| {
-            std::fs::read(file).ok().map(|b| {
+            let path = match root {
+                Some(r) if Path::new(file).is_relative() => r.join(file),
+                _ => PathBuf::from(file),
+            };
+            std::fs::read(path).ok().map(|b| {
                 String::from_utf8_lossy(&b)
                     .lines()
                     .map(str::to_string)
@@ -360,7 +369,10 @@ fn entry_note(e: &BaselineEntry) -> BaselineEntryNote {
 /// Applies selection, inline comments and the baseline to a merged report (see the module docs).
 pub fn apply(report: &mut Report, policy: &Policy) {
     let today = policy.today.unwrap_or_else(today);
-    let mut sources = Sources::default();
+    let mut sources = Sources {
+        root: policy.source_root.clone(),
+        ..Sources::default()
+    };
     let sup = &mut report.suppressions;
     let entries: &[BaselineEntry] = policy
         .baseline

@@ -579,3 +579,150 @@ mod tests {
         assert_eq!(e.fail_on.origin, Origin::CommandLine);
     }
 }
+
+/// The configuration flags of every scanning command (`scan`, `behavioral`, `manifest`,
+/// `dynamic`): one set of files, rule selection and baseline for all of them.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ConfigArgs {
+    /// Read this configuration file only (instead of the project's mcp-scan.toml and the
+    /// user's config.toml).
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub config: Option<PathBuf>,
+
+    /// Read no configuration file.
+    #[arg(long, conflicts_with = "config", help_heading = "Configuration")]
+    pub no_config: bool,
+
+    /// Only report these rules: ids or prefixes (`S012`, `S0`, `MCPS-D`). Comma-separated,
+    /// repeatable; replaces the file's `[rules] select`.
+    #[arg(
+        long,
+        value_name = "RULES",
+        value_delimiter = ',',
+        help_heading = "Configuration"
+    )]
+    pub select: Vec<String>,
+
+    /// Never report these rules: ids or prefixes. The longest matching pattern of `select` and
+    /// `ignore` decides.
+    #[arg(
+        long,
+        value_name = "RULES",
+        value_delimiter = ',',
+        help_heading = "Configuration"
+    )]
+    pub ignore: Vec<String>,
+
+    /// Accepted findings (TOML, see --write-baseline): they do not fail the scan, and are listed
+    /// as suppressed; an expired entry counts again, an entry matching nothing is reported stale.
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub baseline: Option<PathBuf>,
+
+    /// Write every current finding to FILE as a baseline (new entries get a placeholder reason
+    /// to replace; entries of the baseline in use keep theirs).
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// Whether the user typed the argument `id` (a clap default is not typed); without matches every
+/// value counts as typed.
+pub fn typed_by(m: Option<&clap::ArgMatches>) -> impl Fn(&str) -> bool + '_ {
+    move |id: &str| {
+        m.is_none_or(|m| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+    }
+}
+
+impl CliValues {
+    /// The output settings the user typed.
+    pub fn of_output(o: &crate::cli::OutputArgs, set: &dyn Fn(&str) -> bool) -> CliValues {
+        CliValues {
+            format: set("format").then_some(o.format),
+            fail_on: set("fail_on").then_some(o.fail_on),
+            min_severity: o.min_severity,
+            ..CliValues::default()
+        }
+    }
+}
+
+/// Reads the configuration files for a scan of `start`, resolves every setting against what was
+/// typed, fills the output (and LLM) flags from it and builds the finding policy.
+pub fn resolve(
+    cfg: &ConfigArgs,
+    start: Option<PathBuf>,
+    mut cli: CliValues,
+    output: &mut crate::cli::OutputArgs,
+    llm: Option<&mut mcp_scan_llm::LlmArgs>,
+) -> anyhow::Result<(Effective, mcp_scan_engine::suppress::Policy)> {
+    use mcp_scan_engine::suppress::{Baseline, Policy, RuleSelection};
+    cli.select = cfg.select.clone();
+    cli.ignore = cfg.ignore.clone();
+    cli.baseline = cfg.baseline.clone();
+    let layers = Layers::discover(&Discovery {
+        explicit: cfg.config.clone(),
+        none: cfg.no_config,
+        start,
+    })?;
+    let eff = layers.resolve(cli);
+    if let Some(llm) = llm {
+        eff.apply_llm(llm);
+    }
+    output.format = eff.format.value;
+    output.fail_on = eff.fail_on.value;
+    output.min_severity = eff.min_severity.as_ref().map(|m| m.value);
+    // A baseline about to be written for the first time need not exist yet.
+    let baseline = match &eff.baseline {
+        Some(b) if b.value.is_file() || cfg.write_baseline.as_ref() != Some(&b.value) => {
+            let loaded = Baseline::load(&b.value)?;
+            Some((loaded, b.value.display().to_string()))
+        }
+        _ => None,
+    };
+    let policy = Policy {
+        rules: RuleSelection {
+            select: eff.select.value.clone(),
+            ignore: eff.ignore.value.clone(),
+        },
+        baseline,
+        no_inline: false,
+        today: None,
+        source_root: None,
+    };
+    Ok((eff, policy))
+}
+
+/// After a report is built: applies the policy (unless the engine already did, as `scan`'s does
+/// before scoring), prints its warnings and writes the baseline the user asked for.
+pub fn finish(
+    report: &mut mcp_scan_core::Report,
+    policy: &mcp_scan_engine::suppress::Policy,
+    cfg: &ConfigArgs,
+    apply: bool,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use mcp_scan_engine::suppress::{PLACEHOLDER_REASON, baseline_of};
+    if apply {
+        mcp_scan_engine::suppress::apply(report, policy);
+    }
+    for w in &report.suppressions.warnings {
+        eprintln!("mcp-scan: warning: {w}");
+    }
+    if let Some(path) = &cfg.write_baseline {
+        let previous = policy.baseline.as_ref().map(|(b, _)| b);
+        let b = baseline_of(report, previous);
+        let new = b
+            .entries
+            .iter()
+            .filter(|e| e.reason == PLACEHOLDER_REASON)
+            .count();
+        std::fs::write(path, b.to_toml())
+            .with_context(|| format!("cannot write baseline {}", path.display()))?;
+        eprintln!(
+            "mcp-scan: wrote {} baseline entr{} to {} ({new} with the placeholder reason: replace \
+             it with why each finding is accepted)",
+            b.entries.len(),
+            if b.entries.len() == 1 { "y" } else { "ies" },
+            path.display()
+        );
+    }
+    Ok(())
+}

@@ -469,3 +469,142 @@ fn a_suppression_never_hides_an_incomplete_coverage_gap() {
     );
     assert_ne!(r["servers"][0]["status"], "SAFE");
 }
+
+// The same configuration, selection and baseline apply to every scanning command, not only
+// `scan`.
+
+#[test]
+fn behavioral_reads_the_project_file_and_the_command_line_overrides_it() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("mcp-scan.toml"),
+        "[rules]\nselect = [\"S015\"]\n",
+    )
+    .expect("config");
+    let out = run(dir.path(), &["behavioral", "-f", "raw", "srv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = raw(&out);
+    assert_eq!(rules_of(&r), vec!["MCPS-S015".to_string()]);
+    assert_eq!(r["suppressions"]["deselected"]["MCPS-S014"], 1);
+    std::fs::write(
+        dir.path().join("mcp-scan.toml"),
+        "fail-on = \"medium\"\n[rules]\nselect = [\"S015\"]\n",
+    )
+    .expect("config");
+    assert_eq!(
+        run(dir.path(), &["behavioral", "srv"]).status.code(),
+        Some(3)
+    );
+    assert_eq!(
+        run(dir.path(), &["behavioral", "--fail-on", "high", "srv"])
+            .status
+            .code(),
+        Some(0),
+        "the command line beats the project file"
+    );
+    let all = run(
+        dir.path(),
+        &["behavioral", "--no-config", "-f", "raw", "srv"],
+    );
+    assert_eq!(all.status.code(), Some(3));
+    assert_eq!(rules_of(&raw(&all)).len(), 4, "--no-config: every rule");
+}
+
+#[test]
+fn a_baseline_written_by_behavioral_suppresses_its_findings_there_and_in_scan() {
+    let dir = project();
+    let out = run(
+        dir.path(),
+        &["behavioral", "--write-baseline", "baseline.toml", "srv"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote 4 baseline entries"),
+        "{}",
+        stderr(&out)
+    );
+    for cmd in ["behavioral", "scan"] {
+        let out = run(
+            dir.path(),
+            &[cmd, "-f", "raw", "--baseline", "baseline.toml", "srv"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", stderr(&out));
+        let r = raw(&out);
+        assert!(rules_of(&r).is_empty(), "{cmd}");
+        assert_eq!(r["summary"]["suppressed"], 4, "{cmd}");
+        assert!(r["suppressions"].get("stale").is_none(), "{cmd}");
+    }
+}
+
+#[test]
+fn behavioral_honours_an_inline_comment_and_counts_it() {
+    let dir = project();
+    annotate(
+        dir.path(),
+        "# mcp-scan: ignore[S014] the demo reads its own key on purpose",
+    );
+    let r = raw(&run(dir.path(), &["behavioral", "-f", "raw", "srv"]));
+    assert_eq!(rules_of(&r), vec!["MCPS-S001", "MCPS-S010", "MCPS-S015"]);
+    assert_eq!(r["suppressions"]["suppressed"][0]["kind"], "inline");
+    assert_eq!(r["summary"]["suppressed"], 1);
+}
+
+#[test]
+fn manifest_takes_rule_selection_fail_on_and_a_baseline_from_its_project() {
+    let dir = project();
+    std::fs::copy(
+        repo().join("fixtures/manifests/poisoned-demo.json"),
+        dir.path().join("srv/tools.json"),
+    )
+    .expect("copy manifest");
+    let plain = run(dir.path(), &["manifest", "-f", "raw", "srv/tools.json"]);
+    assert_eq!(plain.status.code(), Some(3), "{}", stderr(&plain));
+    let found = rules_of(&raw(&plain));
+    assert!(!found.is_empty());
+
+    // The project file next to the manifest: fail-on never.
+    std::fs::write(
+        dir.path().join("srv/mcp-scan.toml"),
+        "fail-on = \"never\"\n",
+    )
+    .expect("cfg");
+    let out = run(dir.path(), &["manifest", "-f", "raw", "srv/tools.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(rules_of(&raw(&out)), found, "fail-on hides nothing");
+    std::fs::remove_file(dir.path().join("srv/mcp-scan.toml")).expect("rm");
+
+    let out = run(
+        dir.path(),
+        &[
+            "manifest",
+            "-f",
+            "raw",
+            "--ignore",
+            "MCPS-D",
+            "srv/tools.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(rules_of(&raw(&out)).is_empty());
+
+    let out = run(
+        dir.path(),
+        &["manifest", "--write-baseline", "b.toml", "srv/tools.json"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let out = run(
+        dir.path(),
+        &[
+            "manifest",
+            "-f",
+            "raw",
+            "--baseline",
+            "b.toml",
+            "srv/tools.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = raw(&out);
+    assert!(rules_of(&r).is_empty());
+    assert_eq!(r["summary"]["suppressed"], found.len());
+}

@@ -181,3 +181,30 @@ fn sandbox_unavailable_exits_2_with_the_reason_and_the_fix() {
     assert!(err.contains("user.max_user_namespaces"), "{err}");
     assert!(!marker.exists(), "the server ran without a sandbox");
 }
+
+#[test]
+fn a_configuration_file_deselects_runtime_rules_and_counts_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let cfg = dir.path().join("team.toml");
+    std::fs::write(&cfg, "[rules]\nignore = [\"MCPS-R002\"]\n").expect("config");
+    let cfg = cfg.to_string_lossy().into_owned();
+    let (_, stdout, stderr) = dynamic(
+        "evade_npmrc",
+        &["--json", "--calls", "1", "--no-probes", "--config", &cfg],
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("raw JSON on stdout");
+    assert!(
+        v["suppressions"]["deselected"]["MCPS-R002"]
+            .as_u64()
+            .is_some_and(|n| n >= 1),
+        "{stderr}\n{stdout}"
+    );
+    let rules: Vec<&str> = v["entities"]
+        .as_array()
+        .expect("entities")
+        .iter()
+        .flat_map(|e| e["findings"].as_array().into_iter().flatten())
+        .filter_map(|f| f["rule_id"].as_str())
+        .collect();
+    assert!(!rules.contains(&"MCPS-R002"), "{rules:?}");
+}

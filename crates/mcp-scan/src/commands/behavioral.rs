@@ -37,9 +37,38 @@ pub struct BehavioralArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub cfg: crate::config::ConfigArgs,
 }
 
-pub fn run(args: BehavioralArgs) -> anyhow::Result<ExitKind> {
+pub fn run(
+    mut args: BehavioralArgs,
+    matches: Option<&clap::ArgMatches>,
+) -> anyhow::Result<ExitKind> {
+    let set = crate::config::typed_by(matches);
+    let cli = crate::config::CliValues {
+        max_file_size: set("max_file_size").then_some(args.max_file_size),
+        include: args.include.clone(),
+        exclude: args.exclude.clone(),
+        ..crate::config::CliValues::of_output(&args.output, &set)
+    };
+    let (eff, mut policy) = crate::config::resolve(
+        &args.cfg,
+        Some(args.path.clone()),
+        cli,
+        &mut args.output,
+        Some(args.llm.as_mut()),
+    )?;
+    // Finding locations are relative to the scanned folder (a file's own folder).
+    policy.source_root = Some(if args.path.is_dir() {
+        args.path.clone()
+    } else {
+        args.path.parent().map(PathBuf::from).unwrap_or_default()
+    });
+    args.max_file_size = eff.max_file_size.value;
+    args.include = eff.include.value.clone();
+    args.exclude = eff.exclude.value.clone();
     let opts = DiscoverOptions {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
@@ -58,6 +87,7 @@ pub fn run(args: BehavioralArgs) -> anyhow::Result<ExitKind> {
         }
         eprintln!("mcp-scan: llm {}", outcome.summary("tool(s)"));
     }
+    crate::config::finish(&mut report, &policy, &args.cfg, true)?;
     crate::output::emit(report, &args.output)
 }
 

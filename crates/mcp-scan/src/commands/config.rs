@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Print every setting `scan` would use for PATH (default: the current directory), with the
+    /// Print every setting a scan of PATH would use (default: the current directory), with the
     /// file each value came from.
     Show(ShowArgs),
 }

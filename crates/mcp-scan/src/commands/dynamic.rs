@@ -100,6 +100,9 @@ pub struct DynamicArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
+    #[command(flatten)]
+    pub cfg: crate::config::ConfigArgs,
+
     /// A remote server's URL instead of a command: manifest-only analysis (nothing is run or
     /// traced, so every entity is INCOMPLETE).
     #[arg(
@@ -140,7 +143,18 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     }
 }
 
-pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
+pub fn run(mut args: DynamicArgs, matches: Option<&clap::ArgMatches>) -> anyhow::Result<ExitKind> {
+    let set = crate::config::typed_by(matches);
+    let cli = crate::config::CliValues {
+        timeout: set("timeout").then_some(args.timeout),
+        calls: set("calls").then_some(args.calls),
+        ..crate::config::CliValues::of_output(&args.output, &set)
+    };
+    // The project is the one holding the launched script (else the current directory's).
+    let start = mcp_scan_engine::scan::command_source(&args.command, None);
+    let (eff, policy) = crate::config::resolve(&args.cfg, start, cli, &mut args.output, None)?;
+    args.timeout = eff.timeout.value;
+    args.calls = eff.calls.value;
     if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
         anyhow::bail!("--timeout must be between 0 and 3600 seconds");
     }
@@ -166,7 +180,9 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
             accept_changes: args.accept_changes,
             out_dir: args.out_dir.clone(),
         };
-        let outcome = mcp_scan_engine::runtime::run_remote(&remote).map_err(crate::engine_error)?;
+        let mut outcome =
+            mcp_scan_engine::runtime::run_remote(&remote).map_err(crate::engine_error)?;
+        crate::config::finish(&mut outcome.report, &policy, &args.cfg, true)?;
         return crate::output::emit(outcome.report, &args.output);
     }
     let mut opts = DynamicOptions::new(args.command.clone());
@@ -193,12 +209,13 @@ pub fn run(mut args: DynamicArgs) -> anyhow::Result<ExitKind> {
         opts.second_run = m;
     }
     opts.tracer = args.tracer.parse().map_err(anyhow::Error::msg)?;
-    let outcome = mcp_scan_engine::runtime::run_command(&opts).map_err(crate::engine_error)?;
+    let mut outcome = mcp_scan_engine::runtime::run_command(&opts).map_err(crate::engine_error)?;
     if let Some(t) = &outcome.tracer {
         eprintln!("mcp-scan: note: tracer: {t}");
     }
     if let Some(note) = &outcome.second_run {
         eprintln!("mcp-scan: note: {note}");
     }
+    crate::config::finish(&mut outcome.report, &policy, &args.cfg, true)?;
     crate::output::emit(outcome.report, &args.output)
 }

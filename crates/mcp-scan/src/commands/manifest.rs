@@ -20,9 +20,28 @@ pub struct ManifestArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub cfg: crate::config::ConfigArgs,
 }
 
-pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
+pub fn run(mut args: ManifestArgs, matches: Option<&clap::ArgMatches>) -> anyhow::Result<ExitKind> {
+    let set = crate::config::typed_by(matches);
+    let cli = crate::config::CliValues::of_output(&args.output, &set);
+    // The project is the one holding the first manifest file (standard input: the current
+    // directory's).
+    let start = args
+        .files
+        .iter()
+        .find(|f| f.as_str() != "-")
+        .map(std::path::PathBuf::from);
+    let (_, policy) = crate::config::resolve(
+        &args.cfg,
+        start,
+        cli,
+        &mut args.output,
+        Some(args.llm.as_mut()),
+    )?;
     if args.files.iter().filter(|f| f.as_str() == "-").count() > 1 {
         anyhow::bail!("standard input (`-`) can only be named once");
     }
@@ -38,5 +57,6 @@ pub fn run(args: ManifestArgs) -> anyhow::Result<ExitKind> {
         }
         eprintln!("mcp-scan: llm judge {}", outcome.summary("entit(ies)"));
     }
+    crate::config::finish(&mut report, &policy, &args.cfg, true)?;
     crate::output::emit(report, &args.output)
 }

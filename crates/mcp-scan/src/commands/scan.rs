@@ -2,7 +2,7 @@
 //! report scored across witnesses (`mcp_scan_engine::scan`).
 
 use crate::cli::OutputArgs;
-use crate::config::{CliValues, Discovery, Layers};
+use crate::config::CliValues;
 use anyhow::Context;
 use clap::ArgMatches;
 use clap::Args;
@@ -11,7 +11,6 @@ use mcp_scan_clients::{
     ServerSource, Transport, resolve_source,
 };
 use mcp_scan_core::{Diagnostic, DiagnosticLevel, ExitKind};
-use mcp_scan_engine::suppress::{Baseline, Policy, RuleSelection, baseline_of};
 use mcp_scan_engine::{ConfiguredServer, Launch, ScanOptions, Target};
 use mcp_scan_lang::DiscoverOptions;
 use std::path::PathBuf;
@@ -106,44 +105,8 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Read this configuration file only (instead of the project's mcp-scan.toml and the
-    /// user's config.toml).
-    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
-    pub config: Option<PathBuf>,
-
-    /// Read no configuration file.
-    #[arg(long, conflicts_with = "config", help_heading = "Configuration")]
-    pub no_config: bool,
-
-    /// Only report these rules: ids or prefixes (`S012`, `S0`, `MCPS-D`). Comma-separated,
-    /// repeatable; replaces the file's `[rules] select`.
-    #[arg(
-        long,
-        value_name = "RULES",
-        value_delimiter = ',',
-        help_heading = "Configuration"
-    )]
-    pub select: Vec<String>,
-
-    /// Never report these rules: ids or prefixes. The longest matching pattern of `select` and
-    /// `ignore` decides.
-    #[arg(
-        long,
-        value_name = "RULES",
-        value_delimiter = ',',
-        help_heading = "Configuration"
-    )]
-    pub ignore: Vec<String>,
-
-    /// Accepted findings (TOML, see --write-baseline): they do not fail the scan, and are listed
-    /// as suppressed; an expired entry counts again, an entry matching nothing is reported stale.
-    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
-    pub baseline: Option<PathBuf>,
-
-    /// Write every current finding to FILE as a baseline (new entries get a placeholder reason
-    /// to replace; entries of the baseline in use keep theirs).
-    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
-    pub write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub cfg: crate::config::ConfigArgs,
 
     /// A local server's launch command, after `--`.
     #[arg(last = true, value_name = "CMD")]
@@ -152,21 +115,14 @@ pub struct ScanArgs {
 
 /// The values the user typed on the command line (a clap default is not one).
 fn typed(args: &ScanArgs, m: Option<&ArgMatches>) -> CliValues {
-    let set = |id: &str| {
-        m.is_none_or(|m| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
-    };
+    let set = crate::config::typed_by(m);
     CliValues {
-        format: set("format").then_some(args.output.format),
-        fail_on: set("fail_on").then_some(args.output.fail_on),
-        min_severity: args.output.min_severity,
         timeout: set("timeout").then_some(args.timeout),
         calls: set("calls").then_some(args.calls),
         max_file_size: set("max_file_size").then_some(args.max_file_size),
         include: args.include.clone(),
         exclude: args.exclude.clone(),
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
-        baseline: args.baseline.clone(),
+        ..CliValues::of_output(&args.output, &set)
     }
 }
 
@@ -180,16 +136,14 @@ fn config_start(args: &ScanArgs) -> Option<PathBuf> {
 }
 
 pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<ExitKind> {
-    let layers = Layers::discover(&Discovery {
-        explicit: args.config.clone(),
-        none: args.no_config,
-        start: config_start(&args),
-    })?;
-    let eff = layers.resolve(typed(&args, matches));
-    eff.apply_llm(&mut args.llm);
-    args.output.format = eff.format.value;
-    args.output.fail_on = eff.fail_on.value;
-    args.output.min_severity = eff.min_severity.as_ref().map(|m| m.value);
+    let cli = typed(&args, matches);
+    let (eff, policy) = crate::config::resolve(
+        &args.cfg,
+        config_start(&args),
+        cli,
+        &mut args.output,
+        Some(args.llm.as_mut()),
+    )?;
     args.timeout = eff.timeout.value;
     args.calls = eff.calls.value;
     args.max_file_size = eff.max_file_size.value;
@@ -198,23 +152,6 @@ pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<E
     if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
         anyhow::bail!("--timeout must be between 0 and 3600 seconds");
     }
-    // A baseline about to be written for the first time need not exist yet.
-    let baseline = match &eff.baseline {
-        Some(b) if b.value.is_file() || args.write_baseline.as_ref() != Some(&b.value) => {
-            let loaded = Baseline::load(&b.value)?;
-            Some((loaded, b.value.display().to_string()))
-        }
-        _ => None,
-    };
-    let policy = Policy {
-        rules: RuleSelection {
-            select: eff.select.value.clone(),
-            ignore: eff.ignore.value.clone(),
-        },
-        baseline,
-        no_inline: false,
-        today: None,
-    };
     let mut targets: Vec<Target> = args.targets.iter().map(|t| Target::parse(t)).collect();
     if !args.command.is_empty() {
         targets.push(Target::Command(args.command.clone()));
@@ -251,27 +188,8 @@ pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<E
         eprintln!("mcp-scan: {m}");
     }
     outcome.report.diagnostics.extend(config_diagnostics);
-    for w in &outcome.report.suppressions.warnings {
-        eprintln!("mcp-scan: warning: {w}");
-    }
-    if let Some(path) = &args.write_baseline {
-        let previous = opts.policy.baseline.as_ref().map(|(b, _)| b);
-        let b = baseline_of(&outcome.report, previous);
-        let new = b
-            .entries
-            .iter()
-            .filter(|e| e.reason == mcp_scan_engine::suppress::PLACEHOLDER_REASON)
-            .count();
-        std::fs::write(path, b.to_toml())
-            .with_context(|| format!("cannot write baseline {}", path.display()))?;
-        eprintln!(
-            "mcp-scan: wrote {} baseline entr{} to {} ({new} with the placeholder reason: replace \
-             it with why each finding is accepted)",
-            b.entries.len(),
-            if b.entries.len() == 1 { "y" } else { "ies" },
-            path.display()
-        );
-    }
+    // The engine applied the policy before scoring trust.
+    crate::config::finish(&mut outcome.report, &opts.policy, &args.cfg, false)?;
     crate::output::emit(outcome.report, &args.output)
 }
 
