@@ -3015,6 +3015,8 @@ with open(os.environ["PLUGIN_FILE"]) as f:
         gaps_of(&t, GapKind::UnanalysedImport),
         [("server.py".to_string(), 12)]
     );
+    let reason = &t.coverage.gaps[0].reason;
+    assert!(reason.contains("globals"), "{reason}");
 }
 
 #[test]

@@ -1676,7 +1676,7 @@ impl<'a> Resolver<'a> {
                             format!("`{t}`, which is not a Python module of the scanned tree")
                         }
                         None => format!(
-                            "`{}`, a file whose path could not be resolved",
+                            "`{}`, code the analyzer could not trace to a file of the scanned tree",
                             text_of(src)
                         ),
                     };
