@@ -219,6 +219,27 @@ fn tools_recorded_by_registry_decorators_and_registered_in_loops_are_analysed_tw
 }
 
 #[test]
+fn tools_of_a_generated_file_execd_into_the_server_globals_are_analysed_twin_clean() {
+    let s = check_fixture("exec_included_tools");
+    assert!(
+        behavior(&s, "sync_notes")
+            .flows
+            .iter()
+            .any(|f| f.source == "secret:file" && f.sink_kind == "network-send"),
+        "sync_notes: the key must reach the network\n{}",
+        describe(&s.results)
+    );
+    for tool in ["count_words", "ping"] {
+        let r = s
+            .results
+            .iter()
+            .find(|r| r.target.name == tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"));
+        assert!(r.findings.is_empty(), "{tool}: {:?}", r.findings);
+    }
+}
+
+#[test]
 fn good_server_is_clean() {
     let s = check_fixture("good_server");
     assert_eq!(s.results.len(), 3);

@@ -2916,3 +2916,145 @@ fn a_class_named_like_the_sdk_class_outside_an_sdk_path_stays_no_server() {
     ]);
     assert!(tools(&t).is_empty(), "{:?}", entries(&t));
 }
+
+fn gaps_of(t: &ParsedTree, kind: GapKind) -> Vec<(String, u32)> {
+    t.coverage
+        .gaps
+        .iter()
+        .filter(|g| g.kind == kind)
+        .map(|g| (g.file.clone().unwrap_or_default(), g.line.unwrap_or(0)))
+        .collect()
+}
+
+const GENERATED_TOOLS: &str = "# generated\nimport os\n\n@mcp.tool()\ndef count_words(text: str) -> int:\n    return len(text.split())\n\n@mcp.tool()\ndef sync_notes(folder: str) -> str:\n    return folder\n";
+
+#[test]
+fn tools_of_a_file_execd_into_the_server_modules_globals_are_found() {
+    let t = scan(&[
+        (
+            "pkg/server.py",
+            r#"
+import os
+from fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
+
+GENERATED = os.path.join(os.path.dirname(os.path.realpath(__file__)), "generated.py")
+
+def load():
+    with open(GENERATED, "r", encoding="utf8") as f:
+        code = f.read()
+        exec(compile(code, GENERATED, "exec"), globals())
+
+load()
+"#,
+        ),
+        ("pkg/generated.py", GENERATED_TOOLS),
+    ]);
+    assert_eq!(tools(&t), ["count_words", "ping", "sync_notes"]);
+    assert_eq!(t.coverage.registration_sites, 3);
+    no_gaps(&t);
+}
+
+#[test]
+fn a_file_execd_at_module_level_or_run_with_the_modules_globals_shares_its_namespace() {
+    let t = scan(&[
+        (
+            "server.py",
+            r#"
+from pathlib import Path
+import runpy
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+exec((Path(__file__).parent / "generated.py").read_text())
+runpy.run_path(str(Path(__file__).parent / "more.py"), init_globals=globals())
+"#,
+        ),
+        ("generated.py", GENERATED_TOOLS),
+        (
+            "more.py",
+            "@mcp.resource('notes://all')\ndef all_notes() -> str:\n    return ''\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["count_words", "sync_notes"]);
+    assert!(
+        entries(&t)
+            .iter()
+            .any(|(k, n, _)| *k == EntityKind::Resource && n == "notes://all"),
+        "{:?}",
+        entries(&t)
+    );
+    no_gaps(&t);
+}
+
+#[test]
+fn a_file_execd_into_globals_from_a_path_outside_the_tree_is_a_gap() {
+    let t = scan(&[(
+        "server.py",
+        r#"
+import os
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("x")
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
+
+with open(os.environ["PLUGIN_FILE"]) as f:
+    exec(compile(f.read(), "plugin", "exec"), globals())
+"#,
+    )]);
+    assert_eq!(tools(&t), ["ping"]);
+    assert_eq!(
+        gaps_of(&t, GapKind::UnanalysedImport),
+        [("server.py".to_string(), 12)]
+    );
+    let reason = &t.coverage.gaps[0].reason;
+    assert!(reason.contains("globals"), "{reason}");
+}
+
+#[test]
+fn a_tool_decorator_on_a_name_no_file_binds_in_an_mcp_tree_is_a_gap() {
+    // The server module imports the SDK; the tools file uses a `mcp` it never binds (it gets it
+    // at run time from a loader the analyzer does not follow).
+    let t = scan(&[
+        (
+            "server.py",
+            "from mcp.server.fastmcp import FastMCP\nmcp = FastMCP('x')\nimport loader\nloader.load(mcp)\n",
+        ),
+        (
+            "loader.py",
+            "def load(server):\n    import builtins\n    builtins.mcp = server\n    import tools_impl\n",
+        ),
+        ("tools_impl.py", GENERATED_TOOLS),
+    ]);
+    assert!(tools(&t).is_empty());
+    assert_eq!(
+        unresolved_gaps(&t),
+        [
+            ("tools_impl.py".to_string(), 4),
+            ("tools_impl.py".to_string(), 8)
+        ]
+    );
+}
+
+#[test]
+fn a_tool_attribute_decorator_in_a_tree_without_an_mcp_framework_is_not_a_gap() {
+    // The same unresolved `@x.tool()` shape in a tree that imports no MCP framework.
+    let t = scan(&[
+        (
+            "app.py",
+            "import agents\nagents.setup()\nimport tools_impl\n",
+        ),
+        ("tools_impl.py", GENERATED_TOOLS),
+    ]);
+    assert!(tools(&t).is_empty());
+    no_gaps(&t);
+    assert_eq!(t.coverage.registration_sites, 0);
+}

@@ -211,6 +211,12 @@ struct Resolver<'a> {
     suffix_memo: RefCell<HashMap<String, Option<usize>>>,
     /// Modules that import a framework package: an unresolved `.tool` there is ambiguous.
     framework_aware: Vec<bool>,
+    /// Some module of the tree imports a framework package: an unresolved registration-shaped
+    /// decorator or call anywhere in it may be a registration the analyzer could not follow.
+    tree_framework_aware: bool,
+    /// (host, guest): the host module runs the guest file in its own globals (`exec(compile(
+    /// open(p).read(), p, "exec"), globals())`), so each resolves free names in the other.
+    includes: Vec<(usize, usize)>,
     binds: RefCell<HashMap<(usize, FuncId), BindTable<'a>>>,
     memo: RefCell<HashMap<(usize, FuncId, String), Option<Val>>>,
     class_styles: RefCell<HashMap<(usize, String), Option<ServerStyle>>>,
@@ -538,10 +544,11 @@ impl<'a> Resolver<'a> {
         for (i, m) in mods.iter().enumerate() {
             by_name.entry(m.name.as_str()).or_insert(i);
         }
-        let framework_aware = mods
+        let framework_aware: Vec<bool> = mods
             .iter()
             .map(|m| m.imports.iter().any(|i| fw.is_framework_module(&i.module)))
             .collect();
+        let tree_framework_aware = framework_aware.iter().any(|&a| a);
         let mut candidates: HashSet<String> =
             fw.registrations.iter().map(|r| r.method.clone()).collect();
         candidates.extend(fw.low_level.dispatcher_methods.iter().cloned());
@@ -561,6 +568,8 @@ impl<'a> Resolver<'a> {
             by_name,
             suffix_memo: RefCell::new(HashMap::new()),
             framework_aware,
+            tree_framework_aware,
+            includes: Vec::new(),
             binds: RefCell::new(HashMap::new()),
             memo: RefCell::new(HashMap::new()),
             class_styles: RefCell::new(HashMap::new()),
@@ -718,6 +727,18 @@ impl<'a> Resolver<'a> {
                 && mi != m
                 && let Some(v) = self.lookup(mi, Module::TOP_LEVEL, name, depth + 1)
             {
+                return Some(v);
+            }
+        }
+        // A file exec'd into this module's globals, or the module that exec's this file into
+        // its own: one namespace.
+        for &(h, g) in &self.includes {
+            let other = match (h == m, g == m) {
+                (true, false) => g,
+                (false, true) => h,
+                _ => continue,
+            };
+            if let Some(v) = self.lookup(other, Module::TOP_LEVEL, name, depth + 1) {
                 return Some(v);
             }
         }
@@ -1492,6 +1513,7 @@ impl<'a> Resolver<'a> {
     // ------------------------------------------------------------------ sites
 
     fn run(&mut self) {
+        self.exec_includes();
         self.collect_candidates();
         // Wrappers first: decorators and calls elsewhere are resolved through them.
         for pass in [Pass::Wrappers, Pass::Sites] {
@@ -1564,6 +1586,115 @@ impl<'a> Resolver<'a> {
                 ),
             );
         }
+    }
+
+    /// An unresolved registration-shaped decorator or call on `receiver` may register on an
+    /// MCP server: its module imports a framework package, or another module of the tree does
+    /// and the receiver itself resolves to nothing (a file of the tree can get its server
+    /// without importing anything: `exec` into a module's globals, a parameter, a name injected
+    /// at run time). A receiver that resolves to a tree class of its own is not a server.
+    fn may_register(&self, receiver: &Expr, env: Env) -> bool {
+        self.framework_aware[env.m]
+            || (self.tree_framework_aware && self.eval(receiver, env, 0).is_none())
+    }
+
+    /// Files run in a module's own globals: `exec(compile(open(p).read(), p, "exec"),
+    /// globals())`, `exec(Path(p).read_text())` at module level, `runpy.run_path(p,
+    /// init_globals=globals())`, `globals().update(runpy.run_path(p))`. A path that folds to a
+    /// module of the tree joins the two namespaces ([`Resolver::includes`]); any other is a
+    /// gap: whatever that code registers was not analysed.
+    fn exec_includes(&mut self) {
+        let mods = self.mods;
+        // (module, scope, call, source, source is a path rather than the file's text)
+        let mut sites: Vec<(usize, FuncId, &'a Expr, &'a Expr, bool)> = Vec::new();
+        for (m, md) in mods.iter().enumerate() {
+            for (f, func) in md.functions.iter().enumerate() {
+                walk_stmts(&func.body, &mut |s| {
+                    for e in stmt_exprs(s) {
+                        let mut calls = Vec::new();
+                        each_call(e, &mut calls);
+                        for c in calls {
+                            if let Some((src, is_path)) =
+                                exec_into_globals(c, f == Module::TOP_LEVEL)
+                            {
+                                sites.push((m, f, c, src, is_path));
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        if sites.is_empty() {
+            return;
+        }
+        for (m, f, call, src, is_path) in sites {
+            let env = Env { m, f, subst: &[] };
+            if is_path {
+                // `run_path` of something other than runpy's is not an include.
+                let ExprKind::Call { callee, .. } = &call.kind else {
+                    continue;
+                };
+                let callee = match &callee.kind {
+                    // `globals().update(runpy.run_path(p))`
+                    ExprKind::Attribute { attr, .. } if attr == "update" => match &call.kind {
+                        ExprKind::Call { args, .. } => match args.first().map(|a| &a.value.kind) {
+                            Some(ExprKind::Call { callee, .. }) => callee.as_ref(),
+                            _ => continue,
+                        },
+                        _ => continue,
+                    },
+                    _ => callee.as_ref(),
+                };
+                if !matches!(self.eval(callee, env, 0), Some(Val::Module(p)) if p == "runpy.run_path")
+                {
+                    continue;
+                }
+            } else if matches!(src.kind, ExprKind::Str(_)) {
+                // Literal code is in the source for anyone to read; it names no file.
+                continue;
+            }
+            let path = if is_path {
+                self.fold_path(src, env, 0)
+            } else {
+                self.file_of(src, env, 0)
+            };
+            let target = path.as_deref().and_then(super::datafile::normalize);
+            let guest = target.as_deref().and_then(|t| {
+                mods.iter()
+                    .position(|md| super::datafile::normalize(&md.path).as_deref() == Some(t))
+            });
+            match guest {
+                Some(g) if g != m => {
+                    if !self.includes.contains(&(m, g)) {
+                        self.includes.push((m, g));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    let what = match &target {
+                        Some(t) => {
+                            format!("`{t}`, which is not a Python module of the scanned tree")
+                        }
+                        None => format!(
+                            "`{}`, code the analyzer could not trace to a file of the scanned tree",
+                            text_of(src)
+                        ),
+                    };
+                    self.out.gaps.push(CoverageGap {
+                        kind: GapKind::UnanalysedImport,
+                        file: Some(mods[m].path.clone()),
+                        line: Some(call.span.start_line),
+                        reason: format!(
+                            "`{}` runs {what} in this module's globals; what it defines or registers was not analysed",
+                            text_of(call)
+                        ),
+                    });
+                }
+            }
+        }
+        // Names looked up while folding the paths resolved before the namespaces were joined.
+        self.memo.borrow_mut().clear();
+        self.class_styles.borrow_mut().clear();
     }
 
     /// Wrappers of wrappers (`def deco(fn): register_tool(server, fn)` with `register_tool`
@@ -2882,7 +3013,7 @@ impl<'a> Resolver<'a> {
                     };
                     if let ExprKind::Attribute { value, attr } = &inner.kind
                         && self.fw.registration(attr).is_some_and(|r| !r.imperative)
-                        && self.framework_aware[m]
+                        && self.may_register(value, env)
                     {
                         self.out.registration_sites += 1;
                         self.gap(
@@ -3604,6 +3735,19 @@ impl<'a> Resolver<'a> {
                         {
                             return self.fold_path(value, env, depth + 1);
                         }
+                        // `Path(__file__).with_name("x.py")`
+                        ExprKind::Attribute { value, attr } if attr == "with_name" => {
+                            let dir =
+                                parent(&normalize(&self.fold_path(value, env, depth + 1)?)?);
+                            return Some(join(
+                                &dir,
+                                &self.fold_path(positional.first()?, env, depth + 1)?,
+                            ));
+                        }
+                        // `str(Path(...))`
+                        ExprKind::Name(n) if n == "str" => {
+                            return self.fold_path(positional.first()?, env, depth + 1);
+                        }
                         _ => return None,
                     },
                 };
@@ -3966,7 +4110,8 @@ impl<'a> Resolver<'a> {
                 }
                 return;
             }
-            None if pass == Pass::Sites && self.framework_aware[env.m] => {
+            // Both shapes below require the receiver itself to be unresolved.
+            None if pass == Pass::Sites && self.tree_framework_aware => {
                 // `x.tool(...)(fn)`: the decorator applied directly.
                 if let ExprKind::Call { callee: inner, .. } = &callee.kind
                     && let ExprKind::Attribute { value, attr } = &inner.kind
@@ -5247,6 +5392,78 @@ fn has_loop(stmts: &[Stmt]) -> bool {
         found |= matches!(s.kind, StmtKind::For { .. })
     });
     found
+}
+
+/// `globals()`.
+fn is_globals_call(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { callee, args }
+        if args.is_empty() && matches!(&callee.kind, ExprKind::Name(g) if g == "globals"))
+}
+
+/// A call that runs code in its module's globals, and what names the code: `exec(x,
+/// globals())` or `exec(x)` at module level (`x` the code, unwrapped from `compile(x, ...)`;
+/// false), `run_path(p, init_globals=globals())` or `globals().update(run_path(p))` (the
+/// path; true; the callee is checked to be runpy's by the caller).
+fn exec_into_globals(call: &Expr, top_level: bool) -> Option<(&Expr, bool)> {
+    let ExprKind::Call { callee, args } = &call.kind else {
+        return None;
+    };
+    let positional: Vec<&Expr> = args
+        .iter()
+        .filter(|a| a.name.is_none() && !a.spread && !a.spread_keywords)
+        .map(|a| &a.value)
+        .collect();
+    let keyword = |k: &str| {
+        args.iter()
+            .find(|a| a.name.as_deref() == Some(k))
+            .map(|a| &a.value)
+    };
+    match &callee.kind {
+        ExprKind::Name(n) if n == "exec" => {
+            let code = *positional.first()?;
+            let globals = positional.get(1).copied().or_else(|| keyword("globals"));
+            let into_module = match globals {
+                None => top_level,
+                Some(g) => is_globals_call(g),
+            };
+            if !into_module {
+                return None;
+            }
+            let code = match &code.kind {
+                ExprKind::Call { callee, args } if matches!(&callee.kind, ExprKind::Name(c) if c == "compile") => {
+                    &args
+                        .iter()
+                        .find(|a| a.name.is_none() || a.name.as_deref() == Some("source"))?
+                        .value
+                }
+                _ => code,
+            };
+            Some((code, false))
+        }
+        ExprKind::Attribute { value, attr } if attr == "update" && is_globals_call(value) => {
+            let inner = *positional.first()?;
+            let ExprKind::Call {
+                callee: ic,
+                args: ia,
+            } = &inner.kind
+            else {
+                return None;
+            };
+            if last_segment(ic) != Some("run_path") {
+                return None;
+            }
+            let p = ia.iter().find(|a| a.name.is_none() && !a.spread)?;
+            Some((&p.value, true))
+        }
+        _ if last_segment(callee) == Some("run_path") => {
+            let globals = positional
+                .get(1)
+                .copied()
+                .or_else(|| keyword("init_globals"))?;
+            is_globals_call(globals).then_some((*positional.first()?, true))
+        }
+        _ => None,
+    }
 }
 
 fn walk_stmts<'s>(stmts: &'s [Stmt], f: &mut impl FnMut(&'s Stmt)) {
