@@ -57,12 +57,15 @@ pub fn verdict_finding(
         .filter_map(|id| prompt.evidence.iter().find(|e| &e.id == id))
         .collect();
     // Severity follows the evidence, never the model's say: the taxonomy row's default only when
-    // a cited item shows a capability that makes a mismatch serious; otherwise at most MEDIUM,
-    // low confidence.
+    // a cited item shows a capability that makes a mismatch serious; otherwise LOW, low
+    // confidence. Measured with a qualified 1.5B model (docs/benchmarks.md, session 11), such
+    // uncorroborated mismatches were a file read or env read the description covered as often
+    // as not ("shows the server configuration" / "reads the configuration file"): the model's
+    // word alone must not reach MEDIUM, where it would fail honest tools.
     let supported = cited.iter().any(|e| e.strong);
     let mut builder = Finding::builder(RULE_ID, Analyzer::Llm, row, b.tool.clone());
     if !supported {
-        builder = builder.severity(row.severity.min(Severity::Medium));
+        builder = builder.severity(row.severity.min(Severity::Low));
     }
     let mut builder = builder
         .confidence(if supported {
@@ -81,7 +84,7 @@ pub fn verdict_finding(
             if supported {
                 ""
             } else {
-                " (No cited static evidence shows a secret read, egress or execution: at most MEDIUM.)"
+                " (No cited static evidence shows a secret read, egress or execution: LOW, the model's word alone.)"
             }
         ))
         .declared(b.declared.clone())

@@ -404,7 +404,7 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
-fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidence() {
+fn a_mismatch_resting_only_on_weak_evidence_is_low_with_low_confidence() {
     // A model calling everything a mismatch: on a declared file read it cites only that read,
     // on the leaky tool the secret-to-network flow.
     let stub = Stub::start(|req, _| {
@@ -419,10 +419,10 @@ fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidenc
     else {
         panic!("{:?}", outcome.tools[0].result)
     };
-    assert_eq!(weak.severity, Severity::Medium);
+    assert_eq!(weak.severity, Severity::Low);
     assert_eq!(weak.confidence, mcp_scan_core::Confidence::Low);
     assert!(
-        weak.observation.contains("at most MEDIUM"),
+        weak.observation.contains("LOW, the model's word alone"),
         "{}",
         weak.observation
     );
