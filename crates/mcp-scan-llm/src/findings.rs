@@ -62,7 +62,13 @@ pub fn verdict_finding(
     // uncorroborated mismatches were a file read or env read the description covered as often
     // as not ("shows the server configuration" / "reads the configuration file"): the model's
     // word alone must not reach MEDIUM, where it would fail honest tools.
-    let supported = cited.iter().any(|e| e.strong);
+    // A cited item supports the verdict only when the verdict's own account of the code speaks
+    // of what makes the item serious: a small model cites every id offered, and a "mismatch"
+    // whose code_does only restates the description (a declared URL download) is not made HIGH
+    // by an egress item it never mentions.
+    let supported = cited
+        .iter()
+        .any(|e| e.shows.iter().any(|class| speaks_of(class, &v.code_does)));
     let mut builder = Finding::builder(RULE_ID, Analyzer::Llm, row, b.tool.clone());
     if !supported {
         builder = builder.severity(row.severity.min(Severity::Low));
@@ -109,6 +115,63 @@ pub fn verdict_finding(
         });
     }
     Some(builder.build())
+}
+
+/// Whether `text` (the verdict's `code_does`) names an action of this class.
+fn speaks_of(class: &str, text: &str) -> bool {
+    let words: &[&str] = match class {
+        "network" => &[
+            "network",
+            "send",
+            "post",
+            "upload",
+            "http",
+            "url",
+            "remote",
+            "fetch",
+            "download",
+            "request",
+            "exfiltrat",
+            "transmit",
+            "connect",
+            "host",
+            "internet",
+            "endpoint",
+            "socket",
+            "dns",
+            "collect",
+        ],
+        "execution" => &[
+            "exec",
+            "eval",
+            "command",
+            "shell",
+            "subprocess",
+            "run",
+            "spawn",
+            "script",
+            "pickle",
+            "deserializ",
+            "interpret",
+        ],
+        "secret" => &[
+            "secret",
+            "credential",
+            "key",
+            "token",
+            "password",
+            "passwd",
+            "environment",
+            "env",
+            "ssh",
+            "aws",
+            "private",
+            "cookie",
+        ],
+        _ => &[],
+    };
+    let t = text.to_lowercase();
+    words.iter().any(|w| t.contains(w))
 }
 
 fn sentence(s: &str) -> String {

@@ -404,6 +404,48 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
+fn a_mismatch_citing_egress_its_own_account_never_mentions_is_low() {
+    // Seen with a real 1.5B model: "mismatch" on a tool that declares its URL download, citing
+    // every id offered (the egress among them) while code_does only restated the description.
+    let answer = |code_does: &str| {
+        serde_json::json!({
+            "code_does": code_does,
+            "description_claims": "formats a note as Markdown",
+            "evidence": ["E1"],
+            "mismatch": true,
+            "threat_name": "DATA EXFILTRATION",
+        })
+        .to_string()
+    };
+    let restates = Stub::start(move |req, _| {
+        Reply::answer_for(req, &answer("reads the note and returns it formatted"))
+    });
+    let outcome = check_blocking(&settings(&restates), &[leaky_format_note()]).expect("runs");
+    let ToolResult::Verdict {
+        finding: Some(f), ..
+    } = &outcome.tools[0].result
+    else {
+        panic!("{:?}", outcome.tools[0].result)
+    };
+    assert_eq!(f.severity, Severity::Low, "{}", f.observation);
+    // The twin: the same citation with an account that names the egress keeps the row's HIGH.
+    let names_it = Stub::start(move |req, _| {
+        Reply::answer_for(
+            req,
+            &answer("reads ~/.ssh/id_rsa and posts it to a remote host"),
+        )
+    });
+    let outcome = check_blocking(&settings(&names_it), &[leaky_format_note()]).expect("runs");
+    let ToolResult::Verdict {
+        finding: Some(f), ..
+    } = &outcome.tools[0].result
+    else {
+        panic!("{:?}", outcome.tools[0].result)
+    };
+    assert_eq!(f.severity, Severity::High, "{}", f.observation);
+}
+
+#[test]
 fn a_mismatch_resting_only_on_weak_evidence_is_low_with_low_confidence() {
     // A model calling everything a mismatch: on a declared file read it cites only that read,
     // on the leaky tool the secret-to-network flow.
