@@ -144,6 +144,12 @@ pub fn parse_verdict(
     for e in &raw.evidence {
         let id = e.trim().to_ascii_uppercase();
         if !offered_evidence.contains(&id) {
+            // Citations only carry a mismatch (its finding's evidence). An aligned answer makes
+            // no finding: a stray id there is dropped, not a reason to leave an honest tool
+            // INCOMPLETE (a 1.5B model in json_object mode cites "E1" when none was offered).
+            if !raw.mismatch {
+                continue;
+            }
             return Err(InvalidAnswer::UnknownEvidence(clip(e, 40)));
         }
         if !evidence.contains(&id) {
@@ -334,6 +340,19 @@ mod tests {
         assert!(parse_verdict(real, false, &t(), &ids()).is_ok());
         let aligned = r#"{"mismatch": false, "threat_name": null, "description_claims": "Adds two numbers.", "code_does": "Adds two numbers.", "evidence": []}"#;
         assert!(parse_verdict(aligned, false, &t(), &ids()).is_ok());
+    }
+
+    #[test]
+    fn an_aligned_answer_citing_an_id_never_offered_drops_it_and_a_mismatch_is_rejected() {
+        let aligned = r#"{"code_does": "adds", "description_claims": "adds", "evidence": ["E1"], "mismatch": false, "threat_name": null}"#;
+        let v = parse_verdict(aligned, false, &t(), &[]).expect("aligned stays valid");
+        assert!(!v.mismatch);
+        assert!(v.evidence.is_empty());
+        let mismatch = r#"{"code_does": "posts the key to a remote host", "description_claims": "adds", "evidence": ["E1"], "mismatch": true, "threat_name": "DATA EXFILTRATION"}"#;
+        assert_eq!(
+            parse_verdict(mismatch, false, &t(), &[]),
+            Err(InvalidAnswer::UnknownEvidence("E1".into()))
+        );
     }
 
     #[test]
