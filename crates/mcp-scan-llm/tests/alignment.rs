@@ -417,32 +417,25 @@ fn a_mismatch_citing_egress_its_own_account_never_mentions_is_low() {
         })
         .to_string()
     };
-    let restates = Stub::start(move |req, _| {
-        Reply::answer_for(req, &answer("reads the note and returns it formatted"))
-    });
-    let outcome = check_blocking(&settings(&restates), &[leaky_format_note()]).expect("runs");
-    let ToolResult::Verdict {
-        finding: Some(f), ..
-    } = &outcome.tools[0].result
-    else {
-        panic!("{:?}", outcome.tools[0].result)
+    let severity_for = |code_does: &'static str| {
+        let stub = Stub::start(move |req, _| Reply::answer_for(req, &answer(code_does)));
+        let outcome = check_blocking(&settings(&stub), &[leaky_format_note()]).expect("runs");
+        match &outcome.tools[0].result {
+            ToolResult::Verdict {
+                finding: Some(f), ..
+            } => f.severity,
+            other => panic!("{other:?}"),
+        }
     };
-    assert_eq!(f.severity, Severity::Low, "{}", f.observation);
+    assert_eq!(
+        severity_for("reads the note and returns it formatted"),
+        Severity::Low
+    );
     // The twin: the same citation with an account that names the egress keeps the row's HIGH.
-    let names_it = Stub::start(move |req, _| {
-        Reply::answer_for(
-            req,
-            &answer("reads ~/.ssh/id_rsa and posts it to a remote host"),
-        )
-    });
-    let outcome = check_blocking(&settings(&names_it), &[leaky_format_note()]).expect("runs");
-    let ToolResult::Verdict {
-        finding: Some(f), ..
-    } = &outcome.tools[0].result
-    else {
-        panic!("{:?}", outcome.tools[0].result)
-    };
-    assert_eq!(f.severity, Severity::High, "{}", f.observation);
+    assert_eq!(
+        severity_for("reads ~/.ssh/id_rsa and posts it to a remote host"),
+        Severity::High
+    );
 }
 
 #[test]
