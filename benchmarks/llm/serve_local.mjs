@@ -103,6 +103,9 @@ async function complete(body, signal) {
       onTextChunk: debug ? (t) => process.stderr.write(t) : undefined,
     });
     const answer = meta.responseText;
+    // The streamed answer ends without a newline: keep `request:` lines at a line start
+    // (real_model.sh counts them).
+    if (debug) process.stderr.write("\n");
     const used = sequence.tokenMeter.diff(meter);
     const promptTokens = model.tokenize(system).length + model.tokenize(text(last)).length;
     if (meta.stopReason === "maxTokens") finish = "length";

@@ -54,12 +54,13 @@ pub struct LlmArgs {
     #[arg(long, value_name = "N", help_heading = "LLM alignment check")]
     pub llm_concurrency: Option<usize>,
 
-    /// Seconds the whole LLM phase may take (default 300); tools without an answer by then are
-    /// INCOMPLETE [env: MCP_SCAN_LLM_DEADLINE]
+    /// Seconds the whole LLM phase may take (default 300; 1800 for a loopback base URL); tools
+    /// without an answer by then are INCOMPLETE [env: MCP_SCAN_LLM_DEADLINE]
     #[arg(long, value_name = "SECONDS", help_heading = "LLM alignment check")]
     pub llm_deadline: Option<f64>,
 
-    /// Seconds to wait for one answer (default 60) [env: MCP_SCAN_LLM_TIMEOUT, MCP_SCANNER_LLM_TIMEOUT]
+    /// Seconds to wait for one answer (default 60; 600 for a loopback base URL, where a CPU model
+    /// answers slowly) [env: MCP_SCAN_LLM_TIMEOUT, MCP_SCANNER_LLM_TIMEOUT]
     #[arg(long, value_name = "SECONDS", help_heading = "LLM alignment check")]
     pub llm_timeout: Option<f64>,
 
@@ -162,9 +163,18 @@ pub struct LlmSettings {
     pub require_qualified: bool,
 }
 
-/// Long enough for a few dozen tools on a slow local model, short enough that a hung endpoint
+/// Long enough for a few dozen tools on a hosted model, short enough that a hung endpoint
 /// does not hold a scan for retries × timeout.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
+/// One answer from a hosted model.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// A model served on this machine (a loopback base URL) answers one request at a time on the
+/// CPU: a 1.5B model took 10–150 s per answer on 2 shared cores (docs/benchmarks.md, session
+/// 11), and the 12 known-answer cases run before the first tool. A request abandoned at its
+/// timeout still occupies a one-slot server, so a short timeout only makes the retries queue.
+pub const LOCAL_TIMEOUT: Duration = Duration::from_secs(600);
+/// The whole LLM phase against a loopback endpoint; a hung local server costs at most this.
+pub const LOCAL_DEADLINE: Duration = Duration::from_secs(1800);
 
 const DEFAULT_OPENAI_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_AZURE_API_VERSION: &str = "2024-10-21";
@@ -180,7 +190,7 @@ impl LlmSettings {
             },
             model: model.into(),
             concurrency: 4,
-            timeout: Duration::from_secs(60),
+            timeout: DEFAULT_TIMEOUT,
             retries: 3,
             backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(20),
@@ -430,14 +440,18 @@ pub fn resolve(
     s.provider = provider;
     s.qualify = true;
     s.require_qualified = args.llm_require_qualified;
+    let local = matches!(&s.provider, ProviderSettings::OpenAi { base_url, .. }
+        if crate::provider::openai::is_loopback(base_url));
+    if local {
+        s.timeout = LOCAL_TIMEOUT;
+        s.deadline = LOCAL_DEADLINE;
+    }
     if let Some(n) = args.llm_concurrency {
         if n == 0 || n > 64 {
             return Err(invalid("--llm-concurrency", "must be between 1 and 64"));
         }
         s.concurrency = n;
-    } else if let ProviderSettings::OpenAi { base_url, .. } = &s.provider
-        && crate::provider::openai::is_loopback(base_url)
-    {
+    } else if local {
         // Local servers (llama.cpp, Ollama) mostly serve one request at a time; more in flight
         // only queue there and run into the per-request timeout.
         s.concurrency = 1;
@@ -702,6 +716,37 @@ mod tests {
     }
 
     #[test]
+    fn a_loopback_endpoint_waits_longer_for_answers_unless_told_otherwise() {
+        let local = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_PROVIDER", "llamacpp"),
+            ("MCP_SCAN_LLM_BASE_URL", "http://127.0.0.1:8088/v1"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&local))
+            .expect("ok")
+            .expect("on");
+        assert_eq!((s.timeout, s.deadline), (LOCAL_TIMEOUT, LOCAL_DEADLINE));
+        let args = LlmArgs {
+            llm_timeout: Some(30.0),
+            llm_deadline: Some(90.0),
+            ..Default::default()
+        };
+        let s = resolve(&args, &env(&local)).expect("ok").expect("on");
+        assert_eq!(
+            (s.timeout, s.deadline),
+            (Duration::from_secs(30), Duration::from_secs(90))
+        );
+        let remote = [
+            ("MCP_SCAN_LLM_MODEL", "m"),
+            ("MCP_SCAN_LLM_BASE_URL", "https://llm.example.com/v1"),
+        ];
+        let s = resolve(&LlmArgs::default(), &env(&remote))
+            .expect("ok")
+            .expect("on");
+        assert_eq!((s.timeout, s.deadline), (DEFAULT_TIMEOUT, DEFAULT_DEADLINE));
+    }
+
+    #[test]
     fn a_loopback_endpoint_starts_at_one_request_in_flight_unless_told_otherwise() {
         let local = [
             ("MCP_SCAN_LLM_MODEL", "m"),
@@ -736,7 +781,8 @@ mod tests {
         let s = resolve(&LlmArgs::default(), &env(&base))
             .expect("ok")
             .expect("on");
-        assert_eq!(s.deadline, DEFAULT_DEADLINE);
+        // Ollama's default base URL is on this machine.
+        assert_eq!(s.deadline, LOCAL_DEADLINE);
         let mut vars = base.to_vec();
         vars.push(("MCP_SCAN_LLM_DEADLINE", "45"));
         let s = resolve(&LlmArgs::default(), &env(&vars))

@@ -57,12 +57,21 @@ pub fn verdict_finding(
         .filter_map(|id| prompt.evidence.iter().find(|e| &e.id == id))
         .collect();
     // Severity follows the evidence, never the model's say: the taxonomy row's default only when
-    // a cited item shows a capability that makes a mismatch serious; otherwise at most MEDIUM,
-    // low confidence.
-    let supported = cited.iter().any(|e| e.strong);
+    // a cited item shows a capability that makes a mismatch serious; otherwise LOW, low
+    // confidence. Measured with a qualified 1.5B model (docs/benchmarks.md, session 11), such
+    // uncorroborated mismatches were a file read or env read the description covered as often
+    // as not ("shows the server configuration" / "reads the configuration file"): the model's
+    // word alone must not reach MEDIUM, where it would fail honest tools.
+    // A cited item supports the verdict only when the verdict's own account of the code speaks
+    // of what makes the item serious: a small model cites every id offered, and a "mismatch"
+    // whose code_does only restates the description (a declared URL download) is not made HIGH
+    // by an egress item it never mentions.
+    let supported = cited
+        .iter()
+        .any(|e| e.shows.iter().any(|class| speaks_of(class, &v.code_does)));
     let mut builder = Finding::builder(RULE_ID, Analyzer::Llm, row, b.tool.clone());
     if !supported {
-        builder = builder.severity(row.severity.min(Severity::Medium));
+        builder = builder.severity(row.severity.min(Severity::Low));
     }
     let mut builder = builder
         .confidence(if supported {
@@ -81,7 +90,7 @@ pub fn verdict_finding(
             if supported {
                 ""
             } else {
-                " (No cited static evidence shows a secret read, egress or execution: at most MEDIUM.)"
+                " (No cited static evidence shows a secret read, egress or execution: LOW, the model's word alone.)"
             }
         ))
         .declared(b.declared.clone())
@@ -106,6 +115,63 @@ pub fn verdict_finding(
         });
     }
     Some(builder.build())
+}
+
+/// Whether `text` (the verdict's `code_does`) names an action of this class.
+fn speaks_of(class: &str, text: &str) -> bool {
+    let words: &[&str] = match class {
+        "network" => &[
+            "network",
+            "send",
+            "post",
+            "upload",
+            "http",
+            "url",
+            "remote",
+            "fetch",
+            "download",
+            "request",
+            "exfiltrat",
+            "transmit",
+            "connect",
+            "host",
+            "internet",
+            "endpoint",
+            "socket",
+            "dns",
+            "collect",
+        ],
+        "execution" => &[
+            "exec",
+            "eval",
+            "command",
+            "shell",
+            "subprocess",
+            "run",
+            "spawn",
+            "script",
+            "pickle",
+            "deserializ",
+            "interpret",
+        ],
+        "secret" => &[
+            "secret",
+            "credential",
+            "key",
+            "token",
+            "password",
+            "passwd",
+            "environment",
+            "env",
+            "ssh",
+            "aws",
+            "private",
+            "cookie",
+        ],
+        _ => &[],
+    };
+    let t = text.to_lowercase();
+    words.iter().any(|w| t.contains(w))
 }
 
 fn sentence(s: &str) -> String {

@@ -28,6 +28,8 @@ pub struct EvidenceItem {
     /// serious: a secret read, egress, code or command execution (an unsanitized flow into
     /// such a sink, or the capability itself). Only a mismatch citing one may be HIGH.
     pub strong: bool,
+    /// What makes it strong: `network`, `execution`, `secret` (empty when not strong).
+    pub shows: Vec<&'static str>,
 }
 
 /// A prompt ready to send.
@@ -518,7 +520,7 @@ type RawItem<'a> = (
 
 /// Every evidence item of a behaviour, most important first, ids assigned in that order.
 pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceItem> {
-    let mut raw: Vec<(RawItem<'_>, bool)> = Vec::new();
+    let mut raw: Vec<(RawItem<'_>, Vec<&'static str>)> = Vec::new();
     for (i, f) in b.flows.iter().enumerate() {
         let location = f
             .path
@@ -526,10 +528,18 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
             .map(|s| s.location.clone())
             .unwrap_or_else(|| b.location.clone());
         let note = format!("{} reaches {} ({})", f.source, f.sink_kind, f.sink_api);
-        let strong = !f.sanitized
-            && (f.source.starts_with("secret:")
-                || is_network(&f.sink_kind)
-                || is_execution(&f.sink_kind));
+        let mut shows = Vec::new();
+        if !f.sanitized {
+            for (yes, class) in [
+                (f.source.starts_with("secret:"), "secret"),
+                (is_network(&f.sink_kind), "network"),
+                (is_execution(&f.sink_kind), "execution"),
+            ] {
+                if yes {
+                    shows.push(class);
+                }
+            }
+        }
         raw.push((
             (
                 flow_priority(f),
@@ -538,7 +548,7 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 location,
                 note,
             ),
-            strong,
+            shows,
         ));
     }
     let nflows = b.flows.len();
@@ -555,7 +565,13 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 c.location.clone(),
                 note,
             ),
-            is_network(&c.kind) || is_execution(&c.kind),
+            if is_network(&c.kind) {
+                vec!["network"]
+            } else if is_execution(&c.kind) {
+                vec!["execution"]
+            } else {
+                vec![]
+            },
         ));
     }
     let ncap = nflows + b.capabilities.len();
@@ -571,7 +587,7 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 b.location.clone(),
                 one_line(n),
             ),
-            false,
+            vec![],
         ));
     }
     if !b.complete {
@@ -585,13 +601,13 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 b.location.clone(),
                 "static analysis incomplete".to_string(),
             ),
-            false,
+            vec![],
         ));
     }
     raw.sort_by_key(|((p, i, ..), _)| (*p, *i));
     raw.into_iter()
         .enumerate()
-        .map(|(n, ((priority, _, render, location, note), strong))| {
+        .map(|(n, ((priority, _, render, location, note), shows))| {
             let id = format!("E{}", n + 1);
             EvidenceItem {
                 text: render(&id),
@@ -599,7 +615,8 @@ pub fn evidence_items(b: &ToolBehavior, max_item_chars: usize) -> Vec<EvidenceIt
                 priority,
                 location,
                 note,
-                strong,
+                strong: !shows.is_empty(),
+                shows,
             }
         })
         .collect()

@@ -60,7 +60,10 @@ const MAX_TEXT: usize = 1000;
 /// The answer's JSON schema for one prompt: the template's threat names and the evidence ids
 /// this prompt offered are enums, so a schema-constrained model cannot answer outside them.
 /// Only keywords every structured-output implementation accepts in strict mode are used
-/// (no length limits: [`parse_verdict`] still checks those).
+/// (`maxItems`, but no string length limits: [`parse_verdict`] still checks those). The
+/// properties come out in key order (code_does, description_claims, evidence, mismatch,
+/// threat_name), which the template's instructions follow: the model writes what the code does
+/// before it decides.
 pub fn verdict_schema(template: &Template, offered_evidence: &[String]) -> AnswerSchema {
     let mut threats: Vec<serde_json::Value> = template
         .threats
@@ -73,18 +76,24 @@ pub fn verdict_schema(template: &Template, offered_evidence: &[String]) -> Answe
     } else {
         serde_json::json!({"type": "string", "enum": offered_evidence})
     };
+    // At most one citation per offered id, and none when the prompt offered none: without the
+    // cap a small model cites "E1", "E2" from nowhere (the answer then fails validation) or
+    // repeats an id until it runs out of tokens.
+    let evidence_max = offered_evidence.len();
     AnswerSchema {
         name: "alignment_verdict".into(),
         schema: serde_json::json!({
             "type": "object",
+            // Written in key order, so the order is the same whether or not serde_json keeps
+            // insertion order.
             "properties": {
+                "code_does": {"type": "string"},
+                "description_claims": {"type": "string"},
+                "evidence": {"type": "array", "items": evidence_item, "maxItems": evidence_max},
                 "mismatch": {"type": "boolean"},
                 "threat_name": {"type": ["string", "null"], "enum": threats},
-                "description_claims": {"type": "string"},
-                "code_does": {"type": "string"},
-                "evidence": {"type": "array", "items": evidence_item},
             },
-            "required": ["mismatch", "threat_name", "description_claims", "code_does", "evidence"],
+            "required": ["code_does", "description_claims", "evidence", "mismatch", "threat_name"],
             "additionalProperties": false,
         }),
     }
@@ -135,6 +144,12 @@ pub fn parse_verdict(
     for e in &raw.evidence {
         let id = e.trim().to_ascii_uppercase();
         if !offered_evidence.contains(&id) {
+            // Citations only carry a mismatch (its finding's evidence). An aligned answer makes
+            // no finding: a stray id there is dropped, not a reason to leave an honest tool
+            // INCOMPLETE (a 1.5B model in json_object mode cites "E1" when none was offered).
+            if !raw.mismatch {
+                continue;
+            }
             return Err(InvalidAnswer::UnknownEvidence(clip(e, 40)));
         }
         if !evidence.contains(&id) {
@@ -268,10 +283,37 @@ mod tests {
             serde_json::json!(["E1", "E2"])
         );
         assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["properties"]["evidence"]["maxItems"], 2);
         // Every answer the schema admits with a listed threat parses.
         let answer = serde_json::json!({"mismatch": true, "threat_name": threats[0],
             "description_claims": "a", "code_does": "b", "evidence": ["E2"]});
         assert!(parse_verdict(&answer.to_string(), false, &t(), &ids()).is_ok());
+    }
+
+    #[test]
+    fn schema_asks_for_what_the_code_does_before_the_verdict_and_no_ids_when_none_were_offered() {
+        let s = verdict_schema(&t(), &[]).schema;
+        // A prompt without evidence items (thin evidence, source code instead): citing any id
+        // would fail validation, so the schema admits only an empty list.
+        assert_eq!(s["properties"]["evidence"]["maxItems"], 0);
+        let keys: Vec<&String> = s["properties"].as_object().expect("props").keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "code_does",
+                "description_claims",
+                "evidence",
+                "mismatch",
+                "threat_name"
+            ]
+        );
+        // The template lists the keys in the same order, for json_object mode too.
+        let tpl = t().system;
+        let pos = |k: &str| tpl.find(&format!("\"{k}\":")).expect(k);
+        assert!(pos("code_does") < pos("description_claims"));
+        assert!(pos("description_claims") < pos("evidence"));
+        assert!(pos("evidence") < pos("mismatch"));
+        assert!(pos("mismatch") < pos("threat_name"));
     }
 
     #[test]
@@ -298,6 +340,19 @@ mod tests {
         assert!(parse_verdict(real, false, &t(), &ids()).is_ok());
         let aligned = r#"{"mismatch": false, "threat_name": null, "description_claims": "Adds two numbers.", "code_does": "Adds two numbers.", "evidence": []}"#;
         assert!(parse_verdict(aligned, false, &t(), &ids()).is_ok());
+    }
+
+    #[test]
+    fn an_aligned_answer_citing_an_id_never_offered_drops_it_and_a_mismatch_is_rejected() {
+        let aligned = r#"{"code_does": "adds", "description_claims": "adds", "evidence": ["E1"], "mismatch": false, "threat_name": null}"#;
+        let v = parse_verdict(aligned, false, &t(), &[]).expect("aligned stays valid");
+        assert!(!v.mismatch);
+        assert!(v.evidence.is_empty());
+        let mismatch = r#"{"code_does": "posts the key to a remote host", "description_claims": "adds", "evidence": ["E1"], "mismatch": true, "threat_name": "DATA EXFILTRATION"}"#;
+        assert_eq!(
+            parse_verdict(mismatch, false, &t(), &[]),
+            Err(InvalidAnswer::UnknownEvidence("E1".into()))
+        );
     }
 
     #[test]

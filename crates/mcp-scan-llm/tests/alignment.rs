@@ -404,7 +404,42 @@ fn hanging_provider_times_out_and_the_tool_is_incomplete() {
 }
 
 #[test]
-fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidence() {
+fn a_mismatch_citing_egress_its_own_account_never_mentions_is_low() {
+    // Seen with a real 1.5B model: "mismatch" on a tool that declares its URL download, citing
+    // every id offered (the egress among them) while code_does only restated the description.
+    let answer = |code_does: &str| {
+        serde_json::json!({
+            "code_does": code_does,
+            "description_claims": "formats a note as Markdown",
+            "evidence": ["E1"],
+            "mismatch": true,
+            "threat_name": "DATA EXFILTRATION",
+        })
+        .to_string()
+    };
+    let severity_for = |code_does: &'static str| {
+        let stub = Stub::start(move |req, _| Reply::answer_for(req, &answer(code_does)));
+        let outcome = check_blocking(&settings(&stub), &[leaky_format_note()]).expect("runs");
+        match &outcome.tools[0].result {
+            ToolResult::Verdict {
+                finding: Some(f), ..
+            } => f.severity,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        severity_for("reads the note and returns it formatted"),
+        Severity::Low
+    );
+    // The twin: the same citation with an account that names the egress keeps the row's HIGH.
+    assert_eq!(
+        severity_for("reads ~/.ssh/id_rsa and posts it to a remote host"),
+        Severity::High
+    );
+}
+
+#[test]
+fn a_mismatch_resting_only_on_weak_evidence_is_low_with_low_confidence() {
     // A model calling everything a mismatch: on a declared file read it cites only that read,
     // on the leaky tool the secret-to-network flow.
     let stub = Stub::start(|req, _| {
@@ -419,10 +454,10 @@ fn a_mismatch_resting_only_on_weak_evidence_is_at_most_medium_with_low_confidenc
     else {
         panic!("{:?}", outcome.tools[0].result)
     };
-    assert_eq!(weak.severity, Severity::Medium);
+    assert_eq!(weak.severity, Severity::Low);
     assert_eq!(weak.confidence, mcp_scan_core::Confidence::Low);
     assert!(
-        weak.observation.contains("at most MEDIUM"),
+        weak.observation.contains("LOW, the model's word alone"),
         "{}",
         weak.observation
     );
