@@ -888,8 +888,6 @@ fn host_run_directory_and_its_sockets_are_hidden() {
     }
 }
 
-
-
 /// What the server sees of its PID namespace, mounts and cgroup reads like a desktop session and
 /// names nothing of the scanner: an init as PID 1 (its exe closed), a couple of dozen session
 /// processes at spread PIDs, a parent chain that reaches PID 1 inside the namespace, HOME no
