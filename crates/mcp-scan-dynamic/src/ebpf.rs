@@ -87,9 +87,16 @@ impl PidsCap {
             } else {
                 return None;
             };
-            Some(base.join(path.trim_start_matches('/')))
+            // Below our own cgroup, else below the hierarchy's root (cgroup v2 enables a
+            // controller only where no process sits: our own cgroup often cannot have it).
+            Some([base.join(path.trim_start_matches('/')), base.to_path_buf()])
         });
-        for parent in parents {
+        let mut tried = Vec::new();
+        for parent in parents.flatten() {
+            if tried.contains(&parent) {
+                continue;
+            }
+            tried.push(parent.clone());
             // A name like a desktop's: the sandbox may see the host's cgroup tree through /sys.
             let n = N.fetch_add(1, Ordering::Relaxed);
             let dir = parent.join(format!("session-{}{n}.scope", std::process::id()));
