@@ -58,6 +58,81 @@ pub fn boot_now_ns() -> u64 {
     (clock(libc::CLOCK_BOOTTIME) * 1e9) as u64
 }
 
+/// A pids cgroup around the sandbox under the eBPF tracer. As root the sandbox's uid is the
+/// host's root, which RLIMIT_NPROC does not bind (`Limits::processes` holds only for other
+/// users), and without strace stopping every new process a fork bomb outruns the scanner: 2,000
+/// processes within seconds here, the call timeout firing half a minute late. Best effort: with
+/// no writable pids controller the run goes on as before (the call timeout and the PID
+/// namespace still end it).
+#[derive(Debug)]
+pub struct PidsCap {
+    dir: std::path::PathBuf,
+}
+
+impl PidsCap {
+    /// A fresh cgroup below this process's own with `pids.max` = `max` (cgroup v1's pids
+    /// hierarchy, or v2's unified one).
+    pub fn new(max: u64) -> Option<PidsCap> {
+        use std::path::Path;
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let parents = own.lines().filter_map(|l| {
+            let mut f = l.splitn(3, ':');
+            let (_, ctl, path) = (f.next()?, f.next()?, f.next()?);
+            let base = if ctl.split(',').any(|c| c == "pids") {
+                Path::new("/sys/fs/cgroup/pids")
+            } else if ctl.is_empty() {
+                Path::new("/sys/fs/cgroup")
+            } else {
+                return None;
+            };
+            // Below our own cgroup, else below the hierarchy's root (cgroup v2 enables a
+            // controller only where no process sits: our own cgroup often cannot have it).
+            Some([base.join(path.trim_start_matches('/')), base.to_path_buf()])
+        });
+        let mut tried = Vec::new();
+        for parent in parents.flatten() {
+            if tried.contains(&parent) {
+                continue;
+            }
+            tried.push(parent.clone());
+            // A name like a desktop's: the sandbox may see the host's cgroup tree through /sys.
+            let n = N.fetch_add(1, Ordering::Relaxed);
+            let dir = parent.join(format!("session-{}{n}.scope", std::process::id()));
+            if std::fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            if !dir.join("pids.max").exists() {
+                // v2: the controller may not be enabled below the parent yet.
+                let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+pids");
+            }
+            if std::fs::write(dir.join("pids.max"), max.to_string()).is_ok() {
+                return Some(PidsCap { dir });
+            }
+            let _ = std::fs::remove_dir(&dir);
+        }
+        None
+    }
+
+    /// Moves `pid` (and so everything it creates) into the cgroup.
+    pub fn add(&self, pid: u32) -> std::io::Result<()> {
+        std::fs::write(self.dir.join("cgroup.procs"), pid.to_string())
+    }
+}
+
+impl Drop for PidsCap {
+    fn drop(&mut self) {
+        // Empty once the sandbox's last process is reaped, which can lag its kill a little.
+        for _ in 0..100 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
 fn lossy(p: &PathArg) -> Option<String> {
     p.as_ref().map(|b| b.lossy())
 }

@@ -642,6 +642,8 @@ struct EbpfRun {
     #[cfg(feature = "ebpf")]
     running: Arc<mcp_scan_trace::ebpf::Running>,
     offset: f64,
+    /// Dropped (removed) with the run, after the sandbox's teardown.
+    pids: Option<Arc<ebpf::PidsCap>>,
 }
 
 type Backends = (Option<Backend>, Option<EbpfRun>, Option<String>);
@@ -651,7 +653,15 @@ impl EbpfRun {
     /// Tracks the sandbox's first process (and with it everything it creates) before it runs.
     fn hook(&self) -> sandbox::LaunchHook {
         let r = self.running.clone();
-        Arc::new(move |pid: u32| r.track(pid).map_err(|e| e.to_string()))
+        let cap = self.pids.clone();
+        Arc::new(move |pid: u32| {
+            // Before the sandbox's first process unshares its cgroup namespace, so the server
+            // sees the cap's cgroup as its root.
+            if let Some(c) = &cap {
+                let _ = c.add(pid);
+            }
+            r.track(pid).map_err(|e| e.to_string())
+        })
     }
 
     /// Stops the tracer; the events strace would have seen, and the coverage gaps.
@@ -741,6 +751,8 @@ fn start_tracer(opts: &DynamicOptions) -> Result<Backends, DynamicError> {
                     Some(EbpfRun {
                         running: Arc::new(r),
                         offset,
+                        pids: ebpf::PidsCap::new(sandbox::Limits::default().processes)
+                            .map(Arc::new),
                     }),
                     None,
                 )),

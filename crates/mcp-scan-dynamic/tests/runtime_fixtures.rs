@@ -48,15 +48,21 @@ struct ExpectedFinding {
     tracer: Option<String>,
 }
 
-/// The tracer the runs use: `MCP_SCAN_TEST_TRACER` (`strace` when unset; scripts/test runs the
-/// fixture matrix a second time with `ebpf`, so both backends are held to the same expectations).
+thread_local! {
+    /// The tracer this test's runs use: strace, or eBPF for the tests of `mod ebpf` (each test
+    /// runs on a thread of its own).
+    static TRACER: std::cell::Cell<TracerChoice> = const { std::cell::Cell::new(TracerChoice::Strace) };
+}
+
 fn test_tracer() -> TracerChoice {
-    match std::env::var("MCP_SCAN_TEST_TRACER") {
-        Ok(v) if !v.is_empty() => v
-            .parse()
-            .unwrap_or_else(|e| panic!("MCP_SCAN_TEST_TRACER: {e}")),
-        _ => TracerChoice::Strace,
-    }
+    TRACER.with(std::cell::Cell::get)
+}
+
+/// Runs `test` with the eBPF tracer: the eBPF half of the matrix holds both backends to the same
+/// expectations.
+fn under_ebpf(test: impl FnOnce()) {
+    TRACER.with(|t| t.set(TracerChoice::Ebpf));
+    test();
 }
 
 fn options(command: Vec<String>) -> DynamicOptions {
@@ -249,13 +255,41 @@ fn run_fixture(name: &str, interpreter: &str) -> DynamicOutcome {
     outcome
 }
 
+/// Every fixture test twice: under strace (the test's own name) and under eBPF (`ebpf::<name>`),
+/// with the same expectations, plus the eBPF half of the other tests that run a fixture. The eBPF
+/// half is ignored by a plain `cargo test` (loading BPF needs root, or CAP_BPF+CAP_PERFMON);
+/// scripts/test runs it with `--ignored` where the machine can load BPF and says so where not.
 macro_rules! fixture_tests {
-    ($($test:ident => $fixture:literal,)*) => {$(
-        #[test]
-        fn $test() {
-            run_fixture($fixture, &python("MCP_SCAN_TEST_PYTHON", ".venv/mcp2/bin/python"));
+    (
+        $($test:ident => $fixture:literal,)*
+        ; and under ebpf: $($other:ident,)*
+    ) => {
+        $(
+            #[test]
+            fn $test() {
+                run_fixture($fixture, &mcp2());
+            }
+        )*
+        mod ebpf {
+            use super::*;
+            $(
+                #[test]
+                #[ignore = "eBPF half: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
+                fn $test() {
+                    under_ebpf(|| {
+                        run_fixture($fixture, &mcp2());
+                    });
+                }
+            )*
+            $(
+                #[test]
+                #[ignore = "eBPF half: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
+                fn $other() {
+                    under_ebpf(super::$other);
+                }
+            )*
         }
-    )*};
+    };
 }
 
 fixture_tests! {
@@ -397,6 +431,36 @@ fixture_tests! {
     naming_the_launching_client_from_the_process_tree_is_low => "honest_parent_chain",
     dormant_on_a_box_up_less_than_a_day_is_caught => "evade_fresh_boot",
     showing_uptime_and_boot_time_is_clean => "honest_fresh_boot",
+// Issue 11 §1 and §3: refused contacts with the host's daemons, the channels beside the answers,
+// and secrets cut into pieces or escaped in URLs.
+    secrets_in_log_and_progress_notifications_and_a_sampling_request_are_caught => "evade_log_channel",
+    log_progress_and_sampling_messages_without_secrets_are_clean => "honest_log_channel",
+    refused_contacts_with_host_daemons_and_a_token_sent_to_syslog_are_caught => "evade_daemon_socket",
+    unix_sockets_of_its_own_and_a_plain_syslog_line_stay_below_medium => "honest_daemon_socket",
+    secrets_cut_into_shuffled_dns_labels_and_udp_chunks_are_caught => "evade_scattered_exfil",
+    shuffled_chunks_of_random_ids_are_info_only => "honest_scattered_ids",
+    secrets_escaped_twice_or_form_encoded_in_urls_are_caught => "evade_url_escape",
+    ordinary_data_escaped_the_same_way_is_info_only => "honest_url_escape",
+// Issue 11 §2, the sandbox's own tells: each red-team server below was dormant under the
+// session-8 sandbox (exit 0) and is caught now; its twin looks the same way and takes nothing.
+    dormant_unless_the_process_table_looks_like_a_desktop_session_is_caught => "evade_process_table",
+    summarising_the_process_table_is_low => "honest_process_table",
+    dormant_unless_the_mount_table_looks_like_a_desktop_is_caught => "evade_mount_tells",
+    naming_the_workspace_file_system_from_mountinfo_is_clean => "honest_mount_tells",
+    ; and under ebpf:
+    ipv6_exfiltration_is_captured_with_destination_request_and_body,
+    declared_ipv6_fetch_is_info_and_its_get_is_captured,
+    without_ipv6_in_the_sandbox_v6_egress_is_traced_and_the_gap_is_reported,
+    sql_probe_under_mcp1_is_judged_the_same,
+    tool_answers_under_mcp1_are_judged_the_same,
+    leaky_server_under_mcp1_reports_the_same_leak,
+    out_dir_holds_manifest_trace_events_and_captures,
+    fetcher_following_metadata_urls_reports_ssrf_apart_from_its_declared_egress,
+    trace_over_its_cap_makes_the_run_incomplete_not_clean,
+    mcp1_low_level_server_without_resource_templates_is_complete,
+    host_run_directory_and_its_sockets_are_hidden,
+    the_server_sees_a_desktop_session_and_nothing_of_the_scanner,
+    server_exit_status_is_the_parents_wait_status,
 }
 
 fn mcp2() -> String {
@@ -517,8 +581,10 @@ fn without_ipv6_in_the_sandbox_v6_egress_is_traced_and_the_gap_is_reported() {
         egress.evidence.iter().any(|e| matches!(
             e,
             Evidence::Syscall { line, .. }
+                // Each tracer writes the v6 address its own way (strace: `inet_pton(AF_INET6, …)`).
                 if line.contains(" connect(")
-                    && line.contains("inet_pton(AF_INET6, \"2001:db8::10\"")
+                    && line.contains("AF_INET6")
+                    && line.contains("2001:db8::10")
         )),
         "the v6 connect is evidence: {:#?}",
         egress.evidence
@@ -822,28 +888,6 @@ fn host_run_directory_and_its_sockets_are_hidden() {
     }
 }
 
-// Issue 11 §1 and §3: refused contacts with the host's daemons, the channels beside the answers,
-// and secrets cut into pieces or escaped in URLs.
-fixture_tests! {
-    secrets_in_log_and_progress_notifications_and_a_sampling_request_are_caught => "evade_log_channel",
-    log_progress_and_sampling_messages_without_secrets_are_clean => "honest_log_channel",
-    refused_contacts_with_host_daemons_and_a_token_sent_to_syslog_are_caught => "evade_daemon_socket",
-    unix_sockets_of_its_own_and_a_plain_syslog_line_stay_below_medium => "honest_daemon_socket",
-    secrets_cut_into_shuffled_dns_labels_and_udp_chunks_are_caught => "evade_scattered_exfil",
-    shuffled_chunks_of_random_ids_are_info_only => "honest_scattered_ids",
-    secrets_escaped_twice_or_form_encoded_in_urls_are_caught => "evade_url_escape",
-    ordinary_data_escaped_the_same_way_is_info_only => "honest_url_escape",
-}
-
-// Issue 11 §2, the sandbox's own tells: each red-team server below was dormant under the
-// session-8 sandbox (exit 0) and is caught now; its twin looks the same way and takes nothing.
-fixture_tests! {
-    dormant_unless_the_process_table_looks_like_a_desktop_session_is_caught => "evade_process_table",
-    summarising_the_process_table_is_low => "honest_process_table",
-    dormant_unless_the_mount_table_looks_like_a_desktop_is_caught => "evade_mount_tells",
-    naming_the_workspace_file_system_from_mountinfo_is_clean => "honest_mount_tells",
-}
-
 /// What the server sees of its PID namespace, mounts and cgroup reads like a desktop session and
 /// names nothing of the scanner: an init as PID 1 (its exe closed), a couple of dozen session
 /// processes at spread PIDs, a parent chain that reaches PID 1 inside the namespace, HOME no
@@ -1013,6 +1057,7 @@ fn lost_events(r: &Report) -> Option<(u64, String)> {
 }
 
 #[test]
+#[ignore = "eBPF only: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
 fn a_million_system_calls_under_ebpf_end_incomplete_with_the_lost_count_never_clean() {
     let dir = repo().join("fixtures/runtime/hostile_flood");
     let mut opts = DynamicOptions::new(vec![

@@ -129,9 +129,15 @@ impl TraceResult {
         if self.complete() {
             return None;
         }
+        // Worded like strace's cut ("the trace exceeded …") when the cap was what cut it.
+        let cut = if self.stats.discarded > 0 {
+            " (the trace exceeded its cap)"
+        } else {
+            ""
+        };
         Some(format!(
             "the eBPF tracer lost {} of {} records (ring buffer full), could not decode {} and \
-             discarded {} past its cap of kept events: events are missing",
+             discarded {} past its cap of kept events{cut}: events are missing",
             self.stats.lost,
             self.stats.lost + self.stats.sent,
             self.stats.malformed,
