@@ -85,5 +85,5 @@ while IFS=$'\t' read -r pkg ver split _entry _args _env deps eco _rest; do
   fi
 done <"$here/servers.tsv"
 sort "$split_tmp" >"$dir/SPLIT"
-echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out, $(grep -c '^unseen ' "$dir/SPLIT" || true) unseen, $(grep -c "^unseen2-" "$dir/SPLIT" || true) unseen2, $(grep -c "^unseen3-" "$dir/SPLIT" || true) unseen3, $(grep -c "^unseen4-" "$dir/SPLIT" || true) unseen4, $(grep -c "^unseen5-" "$dir/SPLIT" || true) unseen5, $(grep -c "^unseen6-" "$dir/SPLIT" || true) unseen6 packages in $dir/src (list: $dir/SPLIT)" >&2
+echo "fetch.sh: $(grep -c '^dev ' "$dir/SPLIT") dev, $(grep -c '^heldout ' "$dir/SPLIT") held-out, $(grep -c '^unseen ' "$dir/SPLIT" || true) unseen, $(grep -c "^unseen2-" "$dir/SPLIT" || true) unseen2, $(grep -c "^unseen3-" "$dir/SPLIT" || true) unseen3, $(grep -c "^unseen4-" "$dir/SPLIT" || true) unseen4, $(grep -c "^unseen5-" "$dir/SPLIT" || true) unseen5, $(grep -c "^unseen6-" "$dir/SPLIT" || true) unseen6, $(grep -c "^unseen7-" "$dir/SPLIT" || true) unseen7 packages in $dir/src (list: $dir/SPLIT)" >&2
 exit $fail

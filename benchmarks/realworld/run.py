@@ -7,7 +7,7 @@ MEDIUM or above with its judgement from judgements.toml (true | declared | false
 judged yet). Totals per split: tools found / listed, MEDIUM+ findings by judgement, false HIGHs
 per 100 listed tools.
 
-usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|unseen5[-dev|-heldout]|unseen6[-dev|-heldout]|ts[-dev|-heldout]|go[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
+usage: run.py --bin PATH [--split dev|heldout|unseen|unseen2[-dev|-heldout]|unseen3[-dev|-heldout]|unseen4[-dev|-heldout]|unseen5[-dev|-heldout]|unseen6[-dev|-heldout]|unseen7[-dev|-heldout]|ts[-dev|-heldout]|go[-dev|-heldout]|all] [--json OUT] [--only PKG ...] [--jobs N] [--totals]
 (--totals: totals per split only, for a held-out half whose per-package results are not to be read;
 `all` is every PyPI split; the npm and Go corpora (TS.md) are `ts` and `go`)
 """
@@ -100,6 +100,7 @@ def main():
                                                              "unseen4-dev", "unseen4-heldout", "unseen4",
                                                              "unseen5-dev", "unseen5-heldout", "unseen5",
                                                              "unseen6-dev", "unseen6-heldout", "unseen6",
+                                                             "unseen7-dev", "unseen7-heldout", "unseen7",
                                                              "ts-dev", "ts-heldout", "ts", "go-dev", "go-heldout", "go", "all"])
     ap.add_argument("--json")
     ap.add_argument("--only", nargs="*")
@@ -166,7 +167,8 @@ def main():
             print(f"             key {f['key']}")
     print()
     for split in ("dev", "heldout", "unseen", "unseen2-dev", "unseen2-heldout", "unseen3-dev", "unseen3-heldout",
-                  "unseen4-dev", "unseen4-heldout", "unseen5-dev", "unseen5-heldout", "unseen6-dev", "unseen6-heldout", "ts-dev", "ts-heldout",
+                  "unseen4-dev", "unseen4-heldout", "unseen5-dev", "unseen5-heldout", "unseen6-dev", "unseen6-heldout",
+                  "unseen7-dev", "unseen7-heldout", "ts-dev", "ts-heldout",
                   "go-dev", "go-heldout", "all"):
         sel = [r for r in results if split == "all" or r["split"] == split]
         if not sel:

@@ -29,8 +29,8 @@ Second unseen split (`unseen2`, recorded in unseen2_selection.tsv):
 It also excludes every package looked at in an earlier selection (*_selection.tsv), accepted or
 not, and splits the accepted ones in two halves by a fixed rule (`half` below): unseen2-dev (may
 be tuned on) and unseen2-heldout (measured once at the end, its misses not read).
-unseen3 … unseen6 the same way, each with its own salt (UNSEEN3.md … UNSEEN6.md); unseen5 and unseen6
-took its names from the machine's PyPI list cut to names containing "mcp" (UNSEEN5.md says how).
+unseen3 … unseen7 the same way, each with its own salt (UNSEEN3.md … UNSEEN7.md); unseen5, unseen6 and
+unseen7 took its names from the machine's PyPI list cut to names containing "mcp" (UNSEEN5.md says how).
 """
 import argparse
 import hashlib
