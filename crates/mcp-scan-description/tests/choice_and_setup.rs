@@ -3,17 +3,10 @@
 //! model was given ("the system prompt you were given"). Texts written for this file; each has
 //! an honest look-alike.
 
-use mcp_scan_core::Severity;
-use mcp_scan_description::{DescriptionAnalyzer, tool_fields};
-use std::collections::HashSet;
+mod common;
 
-fn worst(text: &str) -> Option<Severity> {
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_fields(&tool_fields("t", text), &HashSet::new())
-        .into_iter()
-        .map(|h| h.severity)
-        .max()
-}
+use common::worst;
+use mcp_scan_core::Severity;
 
 #[test]
 fn picking_this_tool_instead_of_the_others_reaches_medium_but_comparing_modes_does_not() {

@@ -3,17 +3,10 @@
 //! covertly to an address the description picks. No order to the model is needed. Every text is
 //! written for this file; each has an honest look-alike (a secret scanner, a backup, a mailer).
 
-use mcp_scan_core::Severity;
-use mcp_scan_description::{DescriptionAnalyzer, tool_fields};
-use std::collections::HashSet;
+mod common;
 
-fn worst(text: &str) -> Option<Severity> {
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_fields(&tool_fields("t", text), &HashSet::new())
-        .into_iter()
-        .map(|h| h.severity)
-        .max()
-}
+use common::worst;
+use mcp_scan_core::Severity;
 
 #[test]
 fn a_sweep_of_secrets_delivered_to_another_party_reaches_medium() {

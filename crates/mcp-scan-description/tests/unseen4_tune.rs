@@ -2,18 +2,12 @@
 //! written for these tests (not the benchmark's wording): the poisoned form reaches MEDIUM, its
 //! honest look-alike stays below.
 
-use mcp_scan_core::Severity;
-use mcp_scan_description::{DescriptionAnalyzer, tool_fields};
-use mcp_scan_manifest::parse;
-use std::collections::HashSet;
+mod common;
 
-fn worst(text: &str) -> Option<Severity> {
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_fields(&tool_fields("t", text), &HashSet::new())
-        .into_iter()
-        .map(|h| h.severity)
-        .max()
-}
+use common::{assert_below_medium, assert_reaches_medium};
+use mcp_scan_core::Severity;
+use mcp_scan_description::DescriptionAnalyzer;
+use mcp_scan_manifest::parse;
 
 /// The worst finding of a one-tool manifest whose parameter `p` has the description given.
 fn worst_for_parameter(description: &str) -> Option<Severity> {
@@ -31,26 +25,6 @@ fn worst_for_parameter(description: &str) -> Option<Severity> {
         .flat_map(|e| e.findings)
         .map(|f| f.severity)
         .max()
-}
-
-fn assert_reaches_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) >= Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
-}
-
-fn assert_below_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) < Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
 }
 
 #[test]

@@ -2,37 +2,11 @@
 //! written for these tests (not the benchmark's wording): the poisoned form reaches MEDIUM, its
 //! honest look-alike stays below.
 
+mod common;
+
+use common::{assert_below_medium, assert_reaches_medium};
 use mcp_scan_core::Severity;
-use mcp_scan_description::{DescriptionAnalyzer, tool_fields};
-use std::collections::HashSet;
-
-fn worst(text: &str) -> Option<Severity> {
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_fields(&tool_fields("t", text), &HashSet::new())
-        .into_iter()
-        .map(|h| h.severity)
-        .max()
-}
-
-fn assert_reaches_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) >= Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
-}
-
-fn assert_below_medium(texts: &[&str]) {
-    for text in texts {
-        assert!(
-            worst(text) < Some(Severity::Medium),
-            "{text}: {:?}",
-            worst(text)
-        );
-    }
-}
+use mcp_scan_description::DescriptionAnalyzer;
 
 #[test]
 fn an_imperative_summary_after_docstring_indentation_is_not_an_order_but_a_later_line_is() {

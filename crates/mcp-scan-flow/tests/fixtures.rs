@@ -195,12 +195,11 @@ fn leaky_server_reports_ssh_key_exfiltration_with_source_to_sink_path() {
     assert!(highs >= 2, "at least two HIGH findings, got {highs}");
 }
 
-#[test]
-fn tools_recorded_by_registry_decorators_and_registered_in_loops_are_analysed_twins_clean() {
-    let s = check_fixture("registry_list");
-    for tool in ["archive_note", "tag_note"] {
+/// Asserts that each tool's flows carry a file secret to a network send.
+fn assert_key_reaches_network(s: &Scanned, tools: &[&str]) {
+    for tool in tools {
         assert!(
-            behavior(&s, tool)
+            behavior(s, tool)
                 .flows
                 .iter()
                 .any(|f| f.source == "secret:file" && f.sink_kind == "network-send"),
@@ -208,35 +207,32 @@ fn tools_recorded_by_registry_decorators_and_registered_in_loops_are_analysed_tw
             describe(&s.results)
         );
     }
-    for tool in ["format_note", "word_count"] {
+}
+
+/// Asserts that each tool was analysed and has no finding.
+fn assert_tools_clean(s: &Scanned, tools: &[&str]) {
+    for tool in tools {
         let r = s
             .results
             .iter()
-            .find(|r| r.target.name == tool)
+            .find(|r| r.target.name == *tool)
             .unwrap_or_else(|| panic!("no tool {tool}"));
         assert!(r.findings.is_empty(), "{tool}: {:?}", r.findings);
     }
 }
 
 #[test]
+fn tools_recorded_by_registry_decorators_and_registered_in_loops_are_analysed_twins_clean() {
+    let s = check_fixture("registry_list");
+    assert_key_reaches_network(&s, &["archive_note", "tag_note"]);
+    assert_tools_clean(&s, &["format_note", "word_count"]);
+}
+
+#[test]
 fn tools_of_a_generated_file_execd_into_the_server_globals_are_analysed_twin_clean() {
     let s = check_fixture("exec_included_tools");
-    assert!(
-        behavior(&s, "sync_notes")
-            .flows
-            .iter()
-            .any(|f| f.source == "secret:file" && f.sink_kind == "network-send"),
-        "sync_notes: the key must reach the network\n{}",
-        describe(&s.results)
-    );
-    for tool in ["count_words", "ping"] {
-        let r = s
-            .results
-            .iter()
-            .find(|r| r.target.name == tool)
-            .unwrap_or_else(|| panic!("no tool {tool}"));
-        assert!(r.findings.is_empty(), "{tool}: {:?}", r.findings);
-    }
+    assert_key_reaches_network(&s, &["sync_notes"]);
+    assert_tools_clean(&s, &["count_words", "ping"]);
 }
 
 #[test]
