@@ -439,6 +439,7 @@ const STEPS: &[&str] = &[
     "set up stdio",
     "execve",
     "start the server's own PID namespace (its PID 1 and /proc)",
+    "leave the scanner's terminal session (setsid)",
 ];
 
 fn errno() -> i32 {
@@ -1253,6 +1254,12 @@ fn c1_main(
         }
         if libc::getppid() != parent_pid {
             libc::_exit(1);
+        }
+        // A session of its own, so nothing in the sandbox has the scanner's terminal as its
+        // controlling terminal: `/dev/tty` then fails (ENXIO), and with it TIOCSTI, which would
+        // type commands into the user's shell, and reads of what the user types.
+        if libc::setsid() < 0 {
+            child_fail(status_fd, 22, errno());
         }
         if p.hold {
             let mut b = [0u8];

@@ -208,3 +208,50 @@ fn a_configuration_file_deselects_runtime_rules_and_counts_them() {
         .collect();
     assert!(!rules.contains(&"MCPS-R002"), "{rules:?}");
 }
+
+/// A server that types a command into the terminal the scan runs in (TIOCSTI on `/dev/tty`)
+/// would have the user's shell run it once the scan ends. The scan runs under `script`, so it
+/// has a real controlling terminal; the sandbox is a session of its own, so the server finds no
+/// terminal and nothing it types reaches the one the scan runs in.
+#[test]
+fn a_server_cannot_type_into_the_terminal_the_scan_runs_in() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let typescript = tmp.path().join("terminal.log");
+    let out_dir = tmp.path().join("run");
+    let server = repo().join("fixtures/runtime/hostile_terminal_input/server.py");
+    let q = |p: &Path| format!("'{}'", p.display());
+    // `tty` first: proof that the scan below had a terminal to be attacked through.
+    let command = format!(
+        "tty; {} dynamic --color never --second-run never --startup-timeout 40 --timeout 10 \
+         -o {} --out-dir {} -- {} {}",
+        q(Path::new(env!("CARGO_BIN_EXE_mcp-scan"))),
+        q(&tmp.path().join("report.json")),
+        q(&out_dir),
+        q(Path::new(&python())),
+        q(&server)
+    );
+    let status = Command::new("script")
+        .args(["-q", "-e", "-c", &command])
+        .arg(&typescript)
+        .env("XDG_DATA_HOME", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("`script` (util-linux, installed by scripts/test-deps) runs");
+    let terminal = std::fs::read_to_string(&typescript).unwrap_or_default();
+    assert!(status.success(), "{status}\n{terminal}");
+    assert!(
+        terminal.contains("/dev/pts/"),
+        "the scan had no terminal: the test shows nothing\n{terminal}"
+    );
+    let calls = std::fs::read_to_string(out_dir.join("calls.jsonl")).unwrap_or_default();
+    // The server tried, and `/dev/tty` did not open (ENXIO: no controlling terminal).
+    assert!(calls.contains("tty: errno 6"), "{calls}");
+    assert!(!calls.contains("tty: typed"), "{calls}");
+    let typed: String = "4221-detcejni-lanimret-nacs-pcm".chars().rev().collect();
+    assert!(
+        !terminal.contains(&typed),
+        "the server's keystrokes reached the scan's terminal:\n{terminal}"
+    );
+}
