@@ -718,6 +718,10 @@ impl RootPlan {
                 rw_volumes.push(c(p));
             }
         }
+        // A symlink met on the way to a shown directory, inside another shown directory (a
+        // project's `.venv` linking to a venv elsewhere), is in that directory's volume already:
+        // re-created, it would make the project's path a directory where its volume link goes.
+        links.retain(|(p, _)| !moved.iter().any(|(h, _)| p.starts_with(h) && p != h));
         links.extend(moved.iter().cloned());
         let mut placed: Vec<(PathBuf, PathBuf)> =
             shown.iter().map(|s| (s.clone(), s.clone())).collect();
@@ -1296,6 +1300,53 @@ mod tests {
         assert!(kept.contains("root:x:0"));
         assert!(kept.contains("nobody"));
         assert!(!kept.contains("alice"));
+    }
+
+    /// A project whose `.venv` links to a venv elsewhere, run as `<project>/.venv/bin/python
+    /// <project>/server.py`: both the venv and the whole project are shown.
+    #[test]
+    fn a_project_linking_its_venv_elsewhere_is_shown_whole_beside_the_venv() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let project = tmp.path().join("proj");
+        let venv = tmp.path().join("elsewhere/venv");
+        std::fs::create_dir_all(project.join(".git")).expect("mkdir");
+        std::fs::create_dir_all(venv.join("bin")).expect("mkdir");
+        std::os::unix::fs::symlink(tmp.path().join("elsewhere"), project.join(".venv"))
+            .expect("symlink");
+        let needed = [project.join(".venv/venv"), project.clone()];
+        let newroot = tmp.path().join("root");
+        let plan = RootPlan::new(&RootSpec {
+            newroot: &newroot,
+            rooted: false,
+            volumes: Path::new("/media/sandbox"),
+            home: ("/home/sandbox", &tmp.path().join("home")),
+            tmp: &tmp.path().join("tmp"),
+            needed: &needed,
+            anchors: &[],
+            hostname: "h",
+            sink_dns: "10.255.255.1",
+            dev_nodes: None,
+        });
+        let at = |p: &Path| c(&newroot.join(p.strip_prefix("/").unwrap_or(p)));
+        let (proj_at, link_at) = (at(&project), at(&project.join(".venv")));
+        let project_link = plan
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Symlink(p, _) if *p == proj_at));
+        assert!(project_link, "the project is shown (a link to its volume)");
+        for s in &plan.steps {
+            match s {
+                Step::Dir(p) => assert!(*p != proj_at, "a directory where the project's link goes"),
+                Step::Symlink(p, _) => {
+                    assert!(*p != link_at, "the venv link re-made inside the project")
+                }
+                _ => {}
+            }
+        }
+        let venv_shown = plan.steps.iter().any(|s| {
+            matches!(s, Step::Overlay { src, .. } if *src == c(&std::fs::canonicalize(&venv).expect("venv")))
+        });
+        assert!(venv_shown, "the venv is shown where it really is");
     }
 
     #[test]
