@@ -2,6 +2,7 @@
 //! that finds them again (plain, upper case, hex, base64 at every alignment) in any channel.
 
 use crate::rules::RuntimeRules;
+use mcp_scan_core::codec;
 use std::io::Read;
 
 /// One planted secret.
@@ -28,14 +29,20 @@ pub struct CanarySet {
     /// All needles in one automaton: every response, payload and written file is searched, and
     /// one pass per needle was most of the analysis time.
     matcher: Option<aho_corasick::AhoCorasick>,
+    /// The XOR of each token's consecutive bytes (and its upper case's), searched in the same
+    /// differences of the data: XOR with any one-byte key leaves them unchanged. Pattern id i
+    /// belongs to canary `i / 2`.
+    xor_matcher: Option<aho_corasick::AhoCorasick>,
 }
 
 /// A canary found in some data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CanaryHit {
     pub origin: String,
-    /// `plain`, `hex`, `base64`, `base32`, `reversed`, `utf-16le`, `utf-16be` or
-    /// `base64 of utf-16le`.
+    /// `plain`, `hex`, `base64`, `base32`, `reversed`, `utf-16le`, `utf-16be`,
+    /// `base64 of utf-16le`, `rot13`, `base64 of reversed`, `base85`, `ascii85`, `xor` (any
+    /// one-byte key), or found in a decoded run: `in base64`, `in hex`, `in base36`, `in gzip`
+    /// (inflated from one of those), each also as `xor in …`.
     pub encoding: &'static str,
 }
 
@@ -104,6 +111,134 @@ fn utf16(s: &[u8], little: bool) -> Vec<u8> {
         .collect()
 }
 
+/// RFC 1924 (Python's `b85encode`, git's binary patches) and Ascii85 (`a85encode`, PDF).
+const B85: &[u8; 85] =
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+
+/// Base85 fragments of `token`, one per alignment: the 5-character groups whose four bytes all
+/// come from the token. `ascii85` uses the characters `!`..`u` instead of `alphabet`.
+fn base85_fragments(token: &[u8], alphabet: Option<&[u8; 85]>) -> Vec<String> {
+    (0..4usize)
+        .map(|k| {
+            let mut out = String::new();
+            let mut g = k.div_ceil(4) * 4;
+            while g + 4 <= k + token.len() {
+                let word = (g..g + 4).fold(0u32, |acc, i| (acc << 8) | u32::from(token[i - k]));
+                let mut chars = [0u8; 5];
+                let mut v = word;
+                for c in chars.iter_mut().rev() {
+                    let d = (v % 85) as u8;
+                    *c = match alphabet {
+                        Some(a) => a[d as usize],
+                        None => b'!' + d,
+                    };
+                    v /= 85;
+                }
+                out.extend(chars.iter().map(|&c| c as char));
+                g += 4;
+            }
+            out
+        })
+        .filter(|s| s.len() >= 15)
+        .collect()
+}
+
+fn rot13(s: &[u8]) -> Vec<u8> {
+    s.iter()
+        .map(|&c| match c {
+            b'a'..=b'z' => b'a' + (c - b'a' + 13) % 26,
+            b'A'..=b'Z' => b'A' + (c - b'A' + 13) % 26,
+            _ => c,
+        })
+        .collect()
+}
+
+/// `a[i] ^ a[i + 1]`: what XOR with a one-byte key leaves unchanged.
+fn differences(a: &[u8]) -> Vec<u8> {
+    a.windows(2).map(|w| w[0] ^ w[1]).collect()
+}
+
+/// Longest run decoded, and most bytes decoded per search: a flood of base64 must not make the
+/// analysis quadratic.
+const RUN_MAX: usize = 1 << 16;
+const DECODED_MAX: usize = 4 << 20;
+/// A decompressed run is read up to this size.
+const INFLATED_MAX: u64 = 1 << 20;
+
+/// Maximal runs of bytes for which `keep` holds, at least `min` long.
+fn runs(data: &[u8], min: usize, keep: impl Fn(u8) -> bool) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in data.iter().enumerate() {
+        match (keep(b), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s >= min {
+                    out.push(&data[s..i]);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start
+        && data.len() - s >= min
+    {
+        out.push(&data[s..]);
+    }
+    out
+}
+
+/// A run of digits and letters read as one base-36 number, as bytes (big-endian).
+fn base36_decode(run: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    for &c in run {
+        let Some(d) = (c as char).to_digit(36) else {
+            continue;
+        };
+        let mut carry = d;
+        for b in out.iter_mut().rev() {
+            let v = u32::from(*b) * 36 + carry;
+            *b = (v & 0xff) as u8;
+            carry = v >> 8;
+        }
+        while carry > 0 {
+            out.insert(0, (carry & 0xff) as u8);
+            carry >>= 8;
+        }
+    }
+    out
+}
+
+/// gzip or zlib data, inflated (up to [`INFLATED_MAX`]).
+fn inflate(data: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    let ok = match data {
+        [0x1f, 0x8b, ..] => flate2::read::GzDecoder::new(data)
+            .take(INFLATED_MAX)
+            .read_to_end(&mut out)
+            .is_ok(),
+        [0x78, 0x01 | 0x5e | 0x9c | 0xda, ..] => flate2::read::ZlibDecoder::new(data)
+            .take(INFLATED_MAX)
+            .read_to_end(&mut out)
+            .is_ok(),
+        _ => false,
+    };
+    // A stream cut short still shows what it inflated to so far.
+    (ok || !out.is_empty()).then_some(out)
+}
+
+/// Adds the canaries of `found` not in `hits` yet, labelled with how they were reached.
+fn merge(hits: &mut Vec<CanaryHit>, found: Vec<CanaryHit>, label: &'static str) {
+    for mut h in found {
+        if !hits.iter().any(|x| x.origin == h.origin) {
+            h.encoding = label;
+            hits.push(h);
+        }
+    }
+}
+
 impl CanarySet {
     /// Creates fresh tokens for every canary the rules name.
     pub fn generate(rules: &RuntimeRules) -> std::io::Result<Self> {
@@ -149,7 +284,7 @@ impl CanarySet {
                 needles.push((frag.to_lowercase().into_bytes(), i, "base32"));
                 needles.push((frag.into_bytes(), i, "base32"));
             }
-            for form in [t.to_vec(), upper] {
+            for form in [t.to_vec(), upper.clone()] {
                 needles.push((form.iter().rev().copied().collect(), i, "reversed"));
                 needles.push((utf16(&form, true), i, "utf-16le"));
                 needles.push((utf16(&form, false), i, "utf-16be"));
@@ -157,6 +292,19 @@ impl CanarySet {
             // What Windows tools send (PowerShell's -EncodedCommand).
             for frag in base64_fragments(&utf16(t, true)) {
                 needles.push((frag.into_bytes(), i, "base64 of utf-16le"));
+            }
+            let reversed: Vec<u8> = t.iter().rev().copied().collect();
+            for frag in base64_fragments(&reversed) {
+                needles.push((frag.into_bytes(), i, "base64 of reversed"));
+            }
+            for form in [t, upper.as_slice()] {
+                needles.push((rot13(form), i, "rot13"));
+                for frag in base85_fragments(form, Some(B85)) {
+                    needles.push((frag.into_bytes(), i, "base85"));
+                }
+                for frag in base85_fragments(form, None) {
+                    needles.push((frag.into_bytes(), i, "ascii85"));
+                }
             }
         }
         let matcher = aho_corasick::AhoCorasick::new(
@@ -166,15 +314,86 @@ impl CanarySet {
                 .filter(|n| !n.is_empty()),
         )
         .ok();
+        let xor_matcher = aho_corasick::AhoCorasick::new(canaries.iter().flat_map(|c| {
+            [
+                differences(c.token.as_bytes()),
+                differences(c.token.to_uppercase().as_bytes()),
+            ]
+        }))
+        .ok();
         CanarySet {
             canaries,
             needles,
             matcher,
+            xor_matcher,
         }
     }
 
-    /// Every canary found in `data`, once each, with how it was encoded.
+    /// Every canary found in `data`, once each, with how it was encoded: the literal forms, a
+    /// one-byte XOR, and both inside the runs of base64, hex and base-36 in `data` once decoded
+    /// (and inflated, when the decoded bytes are gzip or zlib).
     pub fn find(&self, data: &[u8]) -> Vec<CanaryHit> {
+        let mut hits = self.find_literal(data);
+        self.find_xor(data, "xor", &mut hits);
+        let mut budget = DECODED_MAX;
+        // (decoded bytes, label of a literal hit in them, label of an XOR hit in them)
+        let mut decoded: Vec<(Vec<u8>, &'static str, &'static str)> = Vec::new();
+        let b64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_');
+        for run in runs(data, 24, b64) {
+            // Where the base64 starts inside the run (`s=H4sI…`) is not known: every alignment.
+            for skip in 0..4 {
+                if let Some(d) = codec::base64_decode(&run[skip..run.len().min(RUN_MAX)]) {
+                    decoded.push((d, "in base64", "xor in base64"));
+                }
+            }
+        }
+        for run in runs(data, 32, |c| c.is_ascii_hexdigit()) {
+            let run = &run[..run.len().min(RUN_MAX) & !1];
+            if let Some(d) = codec::hex_decode(run) {
+                decoded.push((d, "in hex", "xor in hex"));
+            }
+        }
+        // Base 36 only where the run is not hex already (its digits reach past `f`).
+        for run in runs(data, 30, |c| c.is_ascii_alphanumeric()) {
+            if run.len() <= 4096 && run.iter().any(|c| c.to_ascii_lowercase() > b'f') {
+                decoded.push((base36_decode(run), "in base36", "xor in base36"));
+            }
+        }
+        for (d, label, xor_label) in decoded {
+            if hits.len() == self.canaries.len() || budget < d.len() {
+                break;
+            }
+            budget -= d.len();
+            merge(&mut hits, self.find_literal(&d), label);
+            self.find_xor(&d, xor_label, &mut hits);
+            if let Some(z) = inflate(&d) {
+                merge(&mut hits, self.find_literal(&z), "in gzip");
+                self.find_xor(&z, "xor in gzip", &mut hits);
+            }
+        }
+        hits
+    }
+
+    /// Canaries under a one-byte XOR in `data` (the key 0 is the plain form, found already).
+    fn find_xor(&self, data: &[u8], label: &'static str, hits: &mut Vec<CanaryHit>) {
+        let Some(m) = &self.xor_matcher else {
+            return;
+        };
+        if data.len() < 2 {
+            return;
+        }
+        let found = m
+            .find_overlapping_iter(&differences(data))
+            .map(|x| CanaryHit {
+                origin: self.canaries[x.pattern().as_usize() / 2].origin.clone(),
+                encoding: label,
+            })
+            .collect();
+        merge(hits, found, label);
+    }
+
+    /// The literal encoded forms (the needles) in `data`.
+    fn find_literal(&self, data: &[u8]) -> Vec<CanaryHit> {
         let mut hits: Vec<CanaryHit> = Vec::new();
         let found: std::collections::HashSet<usize> = match &self.matcher {
             Some(m) => m
@@ -300,6 +519,111 @@ mod tests {
         assert_eq!(s.find(ps.as_bytes())[0].encoding, "base64 of utf-16le");
     }
 
+    /// Encodings made by Python's own codecs (`base64.b85encode`, `a85encode`, `gzip.compress`
+    /// with mtime 0, `zlib.compress`, `codecs.encode(.., "rot13")`), of "KEY <token>" inside
+    /// other text; the third of each is the same with another token (one character changed in
+    /// its middle), which must never count.
+    const EXTRA: [(&str, &str, &str); 10] = [
+        (
+            "base85",
+            "b7f<4Wpq7DMOh#)F)}kWH8wXmIbmXBWMyVBF)}kWH8wXOWo~2",
+            "b7f<4Wpq7DMOh#)F)}kWH8wXmIbmXDWMyVBF)}kWH8wXOWo~2",
+        ),
+        (
+            "base85",
+            "VPbP-V{&D5JxfJdATTj9Gc+|eH#j+AVq;`wW-u`_Gc+|eHy~whWB",
+            "VPbP-V{&D5JxfJdATTj9Gc+|eH#j+AVr67yW-u`_Gc+|eHy~whWB",
+        ),
+        (
+            "ascii85",
+            "@<6!iEb0>U91;u+0JP==1c70M3&tDV@q9._0JP==1c70M+D#G$",
+            "@<6!iEb0>U91;u+0JP==1c70M3&tDVARo@a0JP==1c70M+D#G$",
+        ),
+        (
+            "ascii85",
+            "@:E_fARfalF?N8c=WfCQ1,CaE2E*TU@:E_WAS*VN1,CaE2E)aiDI`",
+            "@:E_fARfalF?N8c=WfCQ1,CaE2E*TU@:EeYAS*VN1,CaE2E)aiDI`",
+        ),
+        (
+            "in gzip",
+            "H4sIAAAAAAACA0vNK1Nw9wzxCHWKD/H3dvWz9XaNVDAwNDI2MTUzt7BMTEpOSU2D8bkAXvXAqi4AAAA=",
+            "H4sIAAAAAAACA0vNK1Nw9wzxCHWKD/H3dvWz9XaNVDAwNDI2MTUzt7BMTEpNSU2D8bkAgyolCi4AAAA=",
+        ),
+        (
+            "in gzip",
+            "789c2bc9cf4ecdb3f5768d543030343236313533b7b04c4c4a4e494d83f101b0650966",
+            "789c2bc9cf4ecdb3f5768d543030343236313533b7b04c4c4a4d494d83f101b07d0968",
+        ),
+        (
+            "xor in hex",
+            "3b2f2e3267111f037a6a6b68696e6f6c6d62633b38393e3f3c6a6b68696e6f6c6d",
+            "3b2f2e3267111f037a6a6b68696e6f6c6d62633b383f3e3f3c6a6b68696e6f6c6d",
+        ),
+        (
+            "xor in base64",
+            "VkJDXwp8cm4XBwYFBAMCAQAPDlZVVFNSUQcGBQQDAgEA",
+            "VkJDXwp8cm4XBwYFBAMCAQAPDlZVUlNSUQcGBQQDAgEA",
+        ),
+        (
+            "in base36",
+            "2wh0rmbkutlmzju2ms4li1j0dzj1auabm8s5lazvpqzk2ssjlj",
+            "2wh0rmbkutlmzju2ms4li1j0dzj1auaboejzknsqsywp5phvef",
+        ),
+        (
+            "base64 of reversed",
+            "NzY1NDMyMTBmZWRjYmE5ODc2NTQzMjEwIFlFSw==",
+            "NzY1NDMyMTBmZWRlYmE5ODc2NTQzMjEwIFlFSw==",
+        ),
+    ];
+
+    #[test]
+    fn finds_canary_in_base85_gzip_xor_base36_and_reversed_base64_made_by_python() {
+        let s = set();
+        for (want, found, _) in EXTRA {
+            let data = format!("Cookie: s={found}; path=/");
+            let hits = s.find(data.as_bytes());
+            assert_eq!(hits.len(), 1, "{want}: {found}");
+            assert_eq!(hits[0].encoding, want, "{found}");
+        }
+        assert_eq!(
+            s.find(b"k=XRL 0123456789nopqrs01234567;")[0].encoding,
+            "rot13"
+        );
+        // XOR with a key of one byte, as raw bytes.
+        let xored: Vec<u8> = b"auth=KEY 0123456789abcdef01234567"
+            .iter()
+            .map(|b| b ^ 0xa5)
+            .collect();
+        assert_eq!(s.find(&xored)[0].encoding, "xor");
+    }
+
+    #[test]
+    fn the_same_encodings_of_a_near_miss_are_not_a_canary() {
+        let s = set();
+        for (_, _, near) in EXTRA {
+            let data = format!("Cookie: s={near}; path=/");
+            let hits = s.find(data.as_bytes());
+            assert!(hits.is_empty(), "{near}: {hits:?}");
+        }
+        assert!(s.find(b"k=XRL 0123456789norqrs01234567;").is_empty());
+        let xored: Vec<u8> = b"auth=KEY 0123456789abedef01234567"
+            .iter()
+            .map(|b| b ^ 0xa5)
+            .collect();
+        assert!(s.find(&xored).is_empty());
+    }
+
+    #[test]
+    fn a_flood_of_base64_is_searched_within_its_budget() {
+        // 8 MiB of base64 with the canary near the end: past the decoded budget it may be missed
+        // inside runs, never searched quadratically; the literal search still sees the plain one.
+        let mut data = base64(&vec![7u8; 6 << 20]).into_bytes();
+        data.extend_from_slice(b" KEY 0123456789abcdef01234567");
+        let hits = set().find(&data);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].encoding, "plain");
+    }
+
     #[test]
     fn unrelated_data_has_no_canary() {
         let s = set();
@@ -338,7 +662,7 @@ mod tests {
                 }
                 v
             };
-            let fast: Vec<String> = s.find(&data).into_iter().map(|h| h.origin).collect();
+            let fast: Vec<String> = s.find_literal(&data).into_iter().map(|h| h.origin).collect();
             proptest::prop_assert_eq!(fast, slow);
         }
     }

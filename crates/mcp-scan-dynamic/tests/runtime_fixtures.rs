@@ -310,6 +310,8 @@ fixture_tests! {
     network_use_said_in_the_description_is_declared => "honest_net_described",
     canary_reversed_base32_json_escaped_or_utf16_is_a_leak => "evade_encoded_leak",
     own_data_in_the_same_encodings_is_clean => "honest_encoded_data",
+    canary_gzipped_xored_base85_base36_or_rot13_is_a_leak => "evade_compressed_leak",
+    own_data_under_the_same_transformations_is_clean => "honest_compressed_data",
     canary_split_over_http_host_labels_is_a_leak => "evade_host_split",
     own_data_split_over_http_host_labels_is_clean => "honest_host_split",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",

@@ -690,19 +690,25 @@ pub fn resolve(
     Ok((eff, policy))
 }
 
-/// After a report is built: applies the policy (unless the engine already did, as `scan`'s does
-/// before scoring), prints its warnings and writes the baseline the user asked for.
+/// After a witness command built its report: applies the policy, then [`finish`].
+pub fn apply_and_finish(
+    report: &mut mcp_scan_core::Report,
+    policy: &mcp_scan_engine::suppress::Policy,
+    cfg: &ConfigArgs,
+) -> anyhow::Result<()> {
+    mcp_scan_engine::suppress::apply(report, policy);
+    finish(report, policy, cfg)
+}
+
+/// After the policy was applied (`scan`'s engine does it before scoring): prints its warnings
+/// and writes the baseline the user asked for.
 pub fn finish(
     report: &mut mcp_scan_core::Report,
     policy: &mcp_scan_engine::suppress::Policy,
     cfg: &ConfigArgs,
-    apply: bool,
 ) -> anyhow::Result<()> {
     use anyhow::Context;
     use mcp_scan_engine::suppress::{PLACEHOLDER_REASON, baseline_of};
-    if apply {
-        mcp_scan_engine::suppress::apply(report, policy);
-    }
     for w in &report.suppressions.warnings {
         eprintln!("mcp-scan: warning: {w}");
     }

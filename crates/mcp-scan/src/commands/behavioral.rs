@@ -87,7 +87,7 @@ pub fn run(
         }
         eprintln!("mcp-scan: llm {}", outcome.summary("tool(s)"));
     }
-    crate::config::finish(&mut report, &policy, &args.cfg, true)?;
+    crate::config::apply_and_finish(&mut report, &policy, &args.cfg)?;
     crate::output::emit(report, &args.output)
 }
 

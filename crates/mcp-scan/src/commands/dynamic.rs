@@ -182,7 +182,7 @@ pub fn run(mut args: DynamicArgs, matches: Option<&clap::ArgMatches>) -> anyhow:
         };
         let mut outcome =
             mcp_scan_engine::runtime::run_remote(&remote).map_err(crate::engine_error)?;
-        crate::config::finish(&mut outcome.report, &policy, &args.cfg, true)?;
+        crate::config::apply_and_finish(&mut outcome.report, &policy, &args.cfg)?;
         return crate::output::emit(outcome.report, &args.output);
     }
     let mut opts = DynamicOptions::new(args.command.clone());
@@ -216,6 +216,6 @@ pub fn run(mut args: DynamicArgs, matches: Option<&clap::ArgMatches>) -> anyhow:
     if let Some(note) = &outcome.second_run {
         eprintln!("mcp-scan: note: {note}");
     }
-    crate::config::finish(&mut outcome.report, &policy, &args.cfg, true)?;
+    crate::config::apply_and_finish(&mut outcome.report, &policy, &args.cfg)?;
     crate::output::emit(outcome.report, &args.output)
 }

@@ -57,6 +57,6 @@ pub fn run(mut args: ManifestArgs, matches: Option<&clap::ArgMatches>) -> anyhow
         }
         eprintln!("mcp-scan: llm judge {}", outcome.summary("entit(ies)"));
     }
-    crate::config::finish(&mut report, &policy, &args.cfg, true)?;
+    crate::config::apply_and_finish(&mut report, &policy, &args.cfg)?;
     crate::output::emit(report, &args.output)
 }

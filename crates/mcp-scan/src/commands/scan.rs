@@ -189,7 +189,7 @@ pub fn run(mut args: ScanArgs, matches: Option<&ArgMatches>) -> anyhow::Result<E
     }
     outcome.report.diagnostics.extend(config_diagnostics);
     // The engine applied the policy before scoring trust.
-    crate::config::finish(&mut outcome.report, &opts.policy, &args.cfg, false)?;
+    crate::config::finish(&mut outcome.report, &opts.policy, &args.cfg)?;
     crate::output::emit(outcome.report, &args.output)
 }
 
