@@ -236,6 +236,13 @@ fn tools_of_a_generated_file_execd_into_the_server_globals_are_analysed_twin_cle
 }
 
 #[test]
+fn tools_a_filesystem_provider_serves_from_standalone_marks_are_analysed_twin_clean() {
+    let s = check_fixture("provider_components");
+    assert_key_reaches_network(&s, &["sync_notes"]);
+    assert_tools_clean(&s, &["count_words"]);
+}
+
+#[test]
 fn good_server_is_clean() {
     let s = check_fixture("good_server");
     assert_eq!(s.results.len(), 3);

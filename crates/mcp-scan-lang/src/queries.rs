@@ -111,6 +111,20 @@ struct RawFrameworks {
     low_level: RawLowLevel,
     #[serde(default)]
     mixin: Option<RawMixin>,
+    #[serde(default)]
+    standalone: Option<RawStandalone>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStandalone {
+    markers: std::collections::BTreeMap<String, String>,
+    packages: Vec<String>,
+    provider_classes: Vec<String>,
+    root_keyword: String,
+    providers_keyword: String,
+    add_provider_methods: Vec<String>,
+    namespace_keyword: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -135,6 +149,26 @@ pub struct Mixin {
     pub prefix_keyword: String,
     pub separator_keyword: String,
     pub default_separator: String,
+}
+
+/// Standalone component decorators (`from fastmcp.tools import tool`) that only mark a module
+/// function; a provider that imports every file under a folder serves the marked ones once a
+/// server is handed the provider.
+#[derive(Debug, Clone)]
+pub struct Standalone {
+    /// Canonical decorator path → what it marks.
+    pub markers: Vec<(String, EntityKind)>,
+    /// Packages the provider classes come from (any module of them).
+    pub packages: Vec<String>,
+    /// Provider classes by last name (`FileSystemProvider`).
+    pub provider_classes: Vec<String>,
+    /// The provider constructor's folder argument (keyword, else the first positional).
+    pub root_keyword: String,
+    /// The server constructor's keyword taking a list of providers.
+    pub providers_keyword: String,
+    /// Server methods adding one provider (`add_provider(p, namespace="x")`).
+    pub add_provider_methods: Vec<String>,
+    pub namespace_keyword: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -238,6 +272,7 @@ pub struct Frameworks {
     pub registrations: Vec<Registration>,
     pub low_level: LowLevel,
     pub mixin: Option<Mixin>,
+    pub standalone: Option<Standalone>,
     interesting: HashSet<String>,
     markers: Vec<String>,
 }
@@ -369,16 +404,11 @@ impl Frameworks {
             Some(x) => {
                 let mut markers = Vec::new();
                 for (name, kind) in x.markers {
-                    let kind = match kind.as_str() {
-                        "tool" => EntityKind::Tool,
-                        "resource" => EntityKind::Resource,
-                        "prompt" => EntityKind::Prompt,
-                        other => {
-                            return Err(err(format!(
-                                "mixin marker {name}: unknown kind {other:?} (tool | resource | prompt)"
-                            )));
-                        }
-                    };
+                    let kind = marker_kind(&kind).ok_or_else(|| {
+                        err(format!(
+                            "mixin marker {name}: unknown kind {kind:?} (tool | resource | prompt)"
+                        ))
+                    })?;
                     markers.push((name, kind));
                 }
                 Some(Mixin {
@@ -391,8 +421,32 @@ impl Frameworks {
                 })
             }
         };
+        let standalone = match raw.standalone {
+            None => None,
+            Some(x) => {
+                let mut markers = Vec::new();
+                for (name, kind) in x.markers {
+                    let kind = marker_kind(&kind).ok_or_else(|| {
+                        err(format!(
+                            "standalone marker {name}: unknown kind {kind:?} (tool | resource | prompt)"
+                        ))
+                    })?;
+                    markers.push((name, kind));
+                }
+                Some(Standalone {
+                    markers,
+                    packages: x.packages,
+                    provider_classes: x.provider_classes,
+                    root_keyword: x.root_keyword,
+                    providers_keyword: x.providers_keyword,
+                    add_provider_methods: x.add_provider_methods,
+                    namespace_keyword: x.namespace_keyword,
+                })
+            }
+        };
         Ok(Frameworks {
             mixin,
+            standalone,
             servers,
             server_classes,
             registrations,
@@ -461,6 +515,15 @@ impl Frameworks {
     }
 }
 
+fn marker_kind(kind: &str) -> Option<EntityKind> {
+    match kind {
+        "tool" => Some(EntityKind::Tool),
+        "resource" => Some(EntityKind::Resource),
+        "prompt" => Some(EntityKind::Prompt),
+        _ => None,
+    }
+}
+
 /// A framework table compiled once per process: `slot` is the caller's cache.
 pub fn frameworks_checked(
     slot: &'static OnceLock<Result<Frameworks, LowerError>>,
@@ -497,6 +560,7 @@ pub fn frameworks_or_empty(
                 schema_keywords: Vec::new(),
             },
             mixin: None,
+            standalone: None,
             interesting: HashSet::new(),
             markers: Vec::new(),
         })
