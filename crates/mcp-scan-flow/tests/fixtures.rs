@@ -243,6 +243,12 @@ fn tools_a_filesystem_provider_serves_from_standalone_marks_are_analysed_twin_cl
 }
 
 #[test]
+fn route_table_paths_on_a_based_client_stay_on_its_host_twins_with_a_foreign_route_fire() {
+    let s = check_fixture("routedesk_api");
+    assert_tools_clean(&s, &["show_ticket"]);
+}
+
+#[test]
 fn good_server_is_clean() {
     let s = check_fixture("good_server");
     assert_eq!(s.results.len(), 3);
