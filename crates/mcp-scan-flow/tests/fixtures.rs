@@ -264,7 +264,7 @@ fn declared_file_parameter_opened_by_a_document_tool_is_low_and_lookalikes_stay_
             .and_then(|r| r.findings.iter().map(|f| f.severity).max())
             .unwrap_or_else(|| panic!("{tool}: no finding\n{}", describe(&s.results)))
     };
-    for honest in ["add_paragraph", "read_pdf_pages", "commit"] {
+    for honest in ["add_paragraph", "read_pdf_pages", "commit", "crop_image"] {
         assert_eq!(worst(honest), Severity::Low, "{honest}");
     }
     for lookalike in ["get_forecast", "set_theme", "open_document"] {
