@@ -402,15 +402,7 @@ impl Frameworks {
         let mixin = match raw.mixin {
             None => None,
             Some(x) => {
-                let mut markers = Vec::new();
-                for (name, kind) in x.markers {
-                    let kind = marker_kind(&kind).ok_or_else(|| {
-                        err(format!(
-                            "mixin marker {name}: unknown kind {kind:?} (tool | resource | prompt)"
-                        ))
-                    })?;
-                    markers.push((name, kind));
-                }
+                let markers = marker_table(x.markers, "mixin").map_err(err)?;
                 Some(Mixin {
                     packages: x.packages,
                     markers,
@@ -424,15 +416,7 @@ impl Frameworks {
         let standalone = match raw.standalone {
             None => None,
             Some(x) => {
-                let mut markers = Vec::new();
-                for (name, kind) in x.markers {
-                    let kind = marker_kind(&kind).ok_or_else(|| {
-                        err(format!(
-                            "standalone marker {name}: unknown kind {kind:?} (tool | resource | prompt)"
-                        ))
-                    })?;
-                    markers.push((name, kind));
-                }
+                let markers = marker_table(x.markers, "standalone").map_err(err)?;
                 Some(Standalone {
                     markers,
                     packages: x.packages,
@@ -515,13 +499,27 @@ impl Frameworks {
     }
 }
 
-fn marker_kind(kind: &str) -> Option<EntityKind> {
-    match kind {
-        "tool" => Some(EntityKind::Tool),
-        "resource" => Some(EntityKind::Resource),
-        "prompt" => Some(EntityKind::Prompt),
-        _ => None,
-    }
+/// Marker decorator → what it registers (`tool`, `resource`, `prompt`).
+fn marker_table(
+    markers: std::collections::BTreeMap<String, String>,
+    what: &str,
+) -> Result<Vec<(String, EntityKind)>, String> {
+    markers
+        .into_iter()
+        .map(|(name, kind)| {
+            let k = match kind.as_str() {
+                "tool" => EntityKind::Tool,
+                "resource" => EntityKind::Resource,
+                "prompt" => EntityKind::Prompt,
+                other => {
+                    return Err(format!(
+                        "{what} marker {name}: unknown kind {other:?} (tool | resource | prompt)"
+                    ));
+                }
+            };
+            Ok((name, k))
+        })
+        .collect()
 }
 
 /// A framework table compiled once per process: `slot` is the caller's cache.

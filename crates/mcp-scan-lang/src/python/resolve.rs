@@ -3071,18 +3071,9 @@ impl<'a> Resolver<'a> {
     /// A mixin marker decorator (`@mcp_tool(name="x")`): what it registers and its arguments.
     fn mixin_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
         let mx = self.fw.mixin.as_ref()?;
-        let (head, args) = match &d.kind {
-            ExprKind::Call { callee, args } => (callee.as_ref(), args.clone()),
-            _ => (d, Vec::new()),
-        };
-        if !matches!(head.kind, ExprKind::Name(_) | ExprKind::Attribute { .. }) {
-            return None;
-        }
-        let Some(Val::Module(path)) = self.eval(head, env, 0) else {
-            return None;
-        };
+        let (path, args) = self.external_decorator(d, env)?;
         let root = path.split('.').next().unwrap_or(&path);
-        if self.module_idx(&path).is_some() || !mx.packages.iter().any(|p| p == root) {
+        if !mx.packages.iter().any(|p| p == root) {
             return None;
         }
         let last = path.rsplit('.').next().unwrap_or(&path);
@@ -3094,6 +3085,14 @@ impl<'a> Resolver<'a> {
     /// arguments.
     fn standalone_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
         let sa = self.fw.standalone.as_ref()?;
+        let (path, args) = self.external_decorator(d, env)?;
+        let kind = sa.markers.iter().find(|(p, _)| *p == path)?.1;
+        Some((kind, args))
+    }
+
+    /// A decorator (`@x` or `@x(...)`) naming something outside the tree: its dotted path and
+    /// its arguments.
+    fn external_decorator(&self, d: &Expr, env: Env) -> Option<(String, Vec<Arg>)> {
         let (head, args) = match &d.kind {
             ExprKind::Call { callee, args } => (callee.as_ref(), args.clone()),
             _ => (d, Vec::new()),
@@ -3107,8 +3106,7 @@ impl<'a> Resolver<'a> {
         if self.module_idx(&path).is_some() {
             return None;
         }
-        let kind = sa.markers.iter().find(|(p, _)| *p == path)?.1;
-        Some((kind, args))
+        Some((path, args))
     }
 
     /// Serves each standalone-marked function through the providers whose folder holds its
