@@ -1788,7 +1788,15 @@ impl Frame<'_, '_, '_> {
             "+" => {
                 let mut out = Val::default();
                 out.absorb_taint(l);
-                if anchors_destination(l, r.konst.as_deref()) {
+                // One of several paths (a route table's), each starting with `/`.
+                let next = r.konst.clone().or_else(|| {
+                    (!r.alts.is_empty()
+                        && r.alts
+                            .iter()
+                            .all(|a| a.starts_with('/') && !a.starts_with("//")))
+                    .then(|| "/".to_string())
+                });
+                if anchors_destination(l, next.as_deref()) {
                     out.absorb_taint(&after_pinned_host(r));
                 } else {
                     out.absorb_taint(r);
@@ -2060,9 +2068,20 @@ impl Frame<'_, '_, '_> {
             // the result carries the receiver's and the arguments' taint.
             if let Some(r) = &recv {
                 out.absorb_taint(r);
-                out.konst = method
-                    .and_then(|m| self.models().string_method(m))
-                    .and_then(|row| str_method(&row.fold, r, &argv));
+                let row = method.and_then(|m| self.models().string_method(m));
+                out.konst = row.and_then(|row| str_method(&row.fold, r, &argv));
+                if let Some(row) = row
+                    && r.konst.is_none()
+                    && !r.alts.is_empty()
+                {
+                    // One of several constants: the method folded over each.
+                    let each: Option<BTreeSet<String>> = r
+                        .alts
+                        .iter()
+                        .map(|a| str_method(&row.fold, &Val::konst(a.clone()), &argv))
+                        .collect();
+                    out.alts = each.unwrap_or_default();
+                }
                 let op = method.and_then(|m| self.models().collection_methods.get(m).copied());
                 if let Some(view) = op.and_then(|op| mapping_view(op, r)) {
                     out = view;
@@ -2592,9 +2611,13 @@ impl Frame<'_, '_, '_> {
                 // A relative path on a client built on a base URL goes to the base's host.
                 let based = target.and_then(|t| {
                     let base = recv?.fields.get(BASE_URL_FIELD)?;
-                    let k = t.konst.as_deref()?;
-                    (!k.contains("://") && !k.starts_with(UNKNOWN))
-                        .then(|| self.binary("+", base, t))
+                    let relative = |k: &str| !k.contains("://") && !k.starts_with(UNKNOWN);
+                    // One of several paths (a route table's): relative only if each is.
+                    let ok = match t.konst.as_deref() {
+                        Some(k) => relative(k),
+                        None => !t.alts.is_empty() && t.alts.iter().all(|a| relative(a)),
+                    };
+                    ok.then(|| self.binary("+", base, t))
                 });
                 let arg_target = target;
                 let target = based.as_ref().or(target);
@@ -3036,11 +3059,17 @@ fn keyed_lookup(op: CollectionOp, recv: &Val, argv: &[(Option<String>, Val, bool
     if recv.fields.is_empty() || !recv.refs.is_empty() || op != CollectionOp::Lookup {
         return None;
     }
-    let key = positional(argv, 0)?.konst.clone()?;
-    if key.contains(UNKNOWN) {
-        return None;
-    }
-    let mut out = recv.field(&key);
+    let key = positional(argv, 0)?;
+    let mut out = match key.konst.as_deref() {
+        Some(k) if !k.contains(UNKNOWN) => recv.field(k),
+        // A key the analysis cannot fold (`ROUTES.get(name)`): one of the mapping's values,
+        // as `ROUTES[name]` reads it; the key only chooses among them.
+        _ => {
+            let mut v = recv.any_element();
+            v.absorb_taint(key);
+            v
+        }
+    };
     if let Some(default) = positional(argv, 1) {
         out.join_in(default);
     }
@@ -3120,6 +3149,26 @@ fn str_method(fold: &StrFold, recv: &Val, argv: &[(Option<String>, Val, bool)]) 
             }
             out.push_str(rest);
             Some(out)
+        }
+        StrFold::Replace => {
+            let text = recv.konst.as_deref()?;
+            let old = positional(argv, 0)?.konst.as_deref()?;
+            let new = positional(argv, 1).and_then(|v| v.konst.as_deref());
+            let exact = !text.contains(UNKNOWN) && !old.contains(UNKNOWN) && !old.is_empty();
+            if exact
+                && positional(argv, 2).is_none()
+                && let Some(new) = new.filter(|n| !n.contains(UNKNOWN))
+            {
+                return Some(text.replace(old, new));
+            }
+            // Only `old`'s first character is known: a match starts at one of its occurrences
+            // (or inside an unknown part), so the text before the first of those is kept.
+            let first = old.chars().next().filter(|c| *c != UNKNOWN)?;
+            match text.find([first, UNKNOWN]) {
+                None => Some(text.to_string()),
+                Some(0) => None,
+                Some(i) => Some(format!("{}{UNKNOWN}", &text[..i])),
+            }
         }
         StrFold::Join {
             separator,
@@ -3667,5 +3716,40 @@ mod tests {
             Some("AB")
         );
         assert_eq!(str_method(&StrFold::Opaque, &Val::konst("ab"), &[]), None);
+    }
+
+    #[test]
+    fn replace_folds_constants_and_keeps_the_text_before_an_unknown_placeholder() {
+        let exact = vec![
+            (None, Val::konst("{id}"), false),
+            (None, Val::konst("7"), false),
+        ];
+        assert_eq!(
+            str_method(&StrFold::Replace, &Val::konst("/t/{id}/h"), &exact).as_deref(),
+            Some("/t/7/h")
+        );
+        // `"{" + key + "}"` filled with an argument: only the `{` is known.
+        let placeholder = vec![
+            (None, Val::konst(format!("{{{UNKNOWN}}}")), false),
+            (None, Val::default(), false),
+        ];
+        assert_eq!(
+            str_method(&StrFold::Replace, &Val::konst("/t/{id}"), &placeholder).as_deref(),
+            Some(format!("/t/{UNKNOWN}").as_str())
+        );
+        assert_eq!(
+            str_method(&StrFold::Replace, &Val::konst("/tickets"), &placeholder).as_deref(),
+            Some("/tickets")
+        );
+        // A template starting with the placeholder keeps nothing: the host may be the value.
+        assert_eq!(
+            str_method(&StrFold::Replace, &Val::konst("{host}/t"), &placeholder),
+            None
+        );
+        let unknown_old = vec![(None, Val::default(), false), (None, Val::default(), false)];
+        assert_eq!(
+            str_method(&StrFold::Replace, &Val::konst("/t/{id}"), &unknown_old),
+            None
+        );
     }
 }

@@ -344,6 +344,10 @@ pub enum StrFold {
     Upper,
     /// `{}`/`{0}`/`{name}` fields of the receiver filled from the arguments.
     Format,
+    /// `s.replace(old, new)`: folded when both are constants; when only `old`'s first
+    /// character is known, the text before that character's first occurrence in the receiver
+    /// is kept (no match can start earlier).
+    Replace,
     /// The items' constants joined with the separator; each is an argument position, `-1`
     /// for the receiver (Python `sep.join(items)`, JavaScript `items.join(sep)`).
     Join {
@@ -501,6 +505,7 @@ impl Models {
                 "lower" => StrFold::Lower,
                 "upper" => StrFold::Upper,
                 "format" => StrFold::Format,
+                "replace" => StrFold::Replace,
                 "join" => match (r.separator, r.items) {
                     (Some(separator), Some(items)) => StrFold::Join {
                         separator,
@@ -520,7 +525,7 @@ impl Models {
                     return Err(src.error(
                         span,
                         format!(
-                            "fold must be opaque, same, lower, upper, format or join, not `{other}`"
+                            "fold must be opaque, same, lower, upper, format, replace or join, not `{other}`"
                         ),
                     ));
                 }
@@ -924,7 +929,7 @@ struct RawDynamicCall {
 #[serde(deny_unknown_fields)]
 struct RawStringMethod {
     method: String,
-    /// `opaque` (default), `same`, `lower`, `upper`, `format`, `join`.
+    /// `opaque` (default), `same`, `lower`, `upper`, `format`, `replace`, `join`.
     #[serde(default)]
     fold: Option<toml::Spanned<String>>,
     #[serde(default)]

@@ -236,6 +236,19 @@ fn tools_of_a_generated_file_execd_into_the_server_globals_are_analysed_twin_cle
 }
 
 #[test]
+fn tools_a_filesystem_provider_serves_from_standalone_marks_are_analysed_twin_clean() {
+    let s = check_fixture("provider_components");
+    assert_key_reaches_network(&s, &["sync_notes"]);
+    assert_tools_clean(&s, &["count_words"]);
+}
+
+#[test]
+fn route_table_paths_on_a_based_client_stay_on_its_host_twins_with_a_foreign_route_fire() {
+    let s = check_fixture("routedesk_api");
+    assert_tools_clean(&s, &["show_ticket"]);
+}
+
+#[test]
 fn good_server_is_clean() {
     let s = check_fixture("good_server");
     assert_eq!(s.results.len(), 3);
@@ -251,7 +264,7 @@ fn declared_file_parameter_opened_by_a_document_tool_is_low_and_lookalikes_stay_
             .and_then(|r| r.findings.iter().map(|f| f.severity).max())
             .unwrap_or_else(|| panic!("{tool}: no finding\n{}", describe(&s.results)))
     };
-    for honest in ["add_paragraph", "read_pdf_pages", "commit"] {
+    for honest in ["add_paragraph", "read_pdf_pages", "commit", "crop_image"] {
         assert_eq!(worst(honest), Severity::Low, "{honest}");
     }
     for lookalike in ["get_forecast", "set_theme", "open_document"] {

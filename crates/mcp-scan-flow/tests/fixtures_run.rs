@@ -41,11 +41,11 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn start(python: &Path, dir: &Path, home: &Path) -> Server {
+    fn start(python: &Path, dir: &Path, script: &str, home: &Path) -> Server {
         let mut child = Command::new("unshare")
             .args(["-rn"])
             .arg(python)
-            .arg("server.py")
+            .arg(script)
             .current_dir(dir)
             .env_clear()
             .env("HOME", home)
@@ -90,11 +90,12 @@ impl Server {
     }
 }
 
-fn listed_tools(python: &Path, fixture: &str) -> Vec<String> {
+fn listed_tools(python: &Path, fixture: &str, script: &str) -> Vec<String> {
     let home = tempfile::tempdir().expect("home");
     let mut s = Server::start(
         python,
         &repo().join("fixtures/python").join(fixture),
+        script,
         home.path(),
     );
     s.send(&serde_json::json!({
@@ -151,7 +152,7 @@ fn fixtures() -> Vec<String> {
 fn check_all(python: &Path) {
     for f in fixtures() {
         assert_eq!(
-            listed_tools(python, &f),
+            listed_tools(python, &f, "server.py"),
             expected_tools(&f),
             "{f} with {}",
             python.display()
@@ -167,4 +168,20 @@ fn fixture_servers_list_their_tools_with_mcp_2() {
 #[test]
 fn fixture_servers_list_their_tools_with_mcp_1() {
     check_all(&interpreter("MCP_SCAN_TEST_PYTHON_MCP1", "mcp1"));
+}
+
+/// The fixture whose tools are served by fastmcp's `FileSystemProvider` from files marked with
+/// the standalone `@tool()` needs fastmcp >= 3 (`scripts/test-deps` makes `.venv/fastmcp`).
+#[test]
+fn provider_served_fixture_lists_the_tools_its_component_files_mark() {
+    let venv = if repo().join(".venv/fastmcp/bin/python").is_file() {
+        "fastmcp"
+    } else {
+        "bench-more"
+    };
+    let python = interpreter("MCP_SCAN_TEST_PYTHON_FASTMCP", venv);
+    assert_eq!(
+        listed_tools(&python, "provider_components", "main.py"),
+        expected_tools("provider_components")
+    );
 }

@@ -111,6 +111,20 @@ struct RawFrameworks {
     low_level: RawLowLevel,
     #[serde(default)]
     mixin: Option<RawMixin>,
+    #[serde(default)]
+    standalone: Option<RawStandalone>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStandalone {
+    markers: std::collections::BTreeMap<String, String>,
+    packages: Vec<String>,
+    provider_classes: Vec<String>,
+    root_keyword: String,
+    providers_keyword: String,
+    add_provider_methods: Vec<String>,
+    namespace_keyword: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -135,6 +149,26 @@ pub struct Mixin {
     pub prefix_keyword: String,
     pub separator_keyword: String,
     pub default_separator: String,
+}
+
+/// Standalone component decorators (`from fastmcp.tools import tool`) that only mark a module
+/// function; a provider that imports every file under a folder serves the marked ones once a
+/// server is handed the provider.
+#[derive(Debug, Clone)]
+pub struct Standalone {
+    /// Canonical decorator path → what it marks.
+    pub markers: Vec<(String, EntityKind)>,
+    /// Packages the provider classes come from (any module of them).
+    pub packages: Vec<String>,
+    /// Provider classes by last name (`FileSystemProvider`).
+    pub provider_classes: Vec<String>,
+    /// The provider constructor's folder argument (keyword, else the first positional).
+    pub root_keyword: String,
+    /// The server constructor's keyword taking a list of providers.
+    pub providers_keyword: String,
+    /// Server methods adding one provider (`add_provider(p, namespace="x")`).
+    pub add_provider_methods: Vec<String>,
+    pub namespace_keyword: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -238,6 +272,7 @@ pub struct Frameworks {
     pub registrations: Vec<Registration>,
     pub low_level: LowLevel,
     pub mixin: Option<Mixin>,
+    pub standalone: Option<Standalone>,
     interesting: HashSet<String>,
     markers: Vec<String>,
 }
@@ -367,20 +402,7 @@ impl Frameworks {
         let mixin = match raw.mixin {
             None => None,
             Some(x) => {
-                let mut markers = Vec::new();
-                for (name, kind) in x.markers {
-                    let kind = match kind.as_str() {
-                        "tool" => EntityKind::Tool,
-                        "resource" => EntityKind::Resource,
-                        "prompt" => EntityKind::Prompt,
-                        other => {
-                            return Err(err(format!(
-                                "mixin marker {name}: unknown kind {other:?} (tool | resource | prompt)"
-                            )));
-                        }
-                    };
-                    markers.push((name, kind));
-                }
+                let markers = marker_table(x.markers, "mixin").map_err(err)?;
                 Some(Mixin {
                     packages: x.packages,
                     markers,
@@ -391,8 +413,24 @@ impl Frameworks {
                 })
             }
         };
+        let standalone = match raw.standalone {
+            None => None,
+            Some(x) => {
+                let markers = marker_table(x.markers, "standalone").map_err(err)?;
+                Some(Standalone {
+                    markers,
+                    packages: x.packages,
+                    provider_classes: x.provider_classes,
+                    root_keyword: x.root_keyword,
+                    providers_keyword: x.providers_keyword,
+                    add_provider_methods: x.add_provider_methods,
+                    namespace_keyword: x.namespace_keyword,
+                })
+            }
+        };
         Ok(Frameworks {
             mixin,
+            standalone,
             servers,
             server_classes,
             registrations,
@@ -461,6 +499,29 @@ impl Frameworks {
     }
 }
 
+/// Marker decorator → what it registers (`tool`, `resource`, `prompt`).
+fn marker_table(
+    markers: std::collections::BTreeMap<String, String>,
+    what: &str,
+) -> Result<Vec<(String, EntityKind)>, String> {
+    markers
+        .into_iter()
+        .map(|(name, kind)| {
+            let k = match kind.as_str() {
+                "tool" => EntityKind::Tool,
+                "resource" => EntityKind::Resource,
+                "prompt" => EntityKind::Prompt,
+                other => {
+                    return Err(format!(
+                        "{what} marker {name}: unknown kind {other:?} (tool | resource | prompt)"
+                    ));
+                }
+            };
+            Ok((name, k))
+        })
+        .collect()
+}
+
 /// A framework table compiled once per process: `slot` is the caller's cache.
 pub fn frameworks_checked(
     slot: &'static OnceLock<Result<Frameworks, LowerError>>,
@@ -497,6 +558,7 @@ pub fn frameworks_or_empty(
                 schema_keywords: Vec::new(),
             },
             mixin: None,
+            standalone: None,
             interesting: HashSet::new(),
             markers: Vec::new(),
         })

@@ -3058,3 +3058,142 @@ fn a_tool_attribute_decorator_in_a_tree_without_an_mcp_framework_is_not_a_gap() 
     no_gaps(&t);
     assert_eq!(t.coverage.registration_sites, 0);
 }
+
+/// `server.py` handing a `FileSystemProvider` rooted at `pkg/components` to its server.
+const PROVIDER_SERVER: &str = r#"
+from pathlib import Path
+from fastmcp import FastMCP
+from fastmcp.server.providers import FileSystemProvider
+
+provider = FileSystemProvider(root=Path(__file__).parent / "components")
+mcp = FastMCP("docs", providers=[provider])
+"#;
+
+#[test]
+fn functions_marked_by_standalone_decorators_are_served_from_the_provider_folder() {
+    let t = scan(&[
+        ("pkg/server.py", PROVIDER_SERVER),
+        (
+            "pkg/components/tools/rotate.py",
+            r#"
+from fastmcp.tools.function_tool import tool
+
+def _helper(x):
+    return x
+
+@tool()
+def rotate_pdf(path: str) -> str:
+    """Rotates a PDF."""
+    return _helper(path)
+
+@tool(name="merge_pdfs")
+async def merge(paths: list[str]) -> str:
+    return ""
+"#,
+        ),
+        (
+            "pkg/components/resources/info.py",
+            "from fastmcp.resources import resource\n\n@resource(\"info://tools\")\ndef available_tools() -> str:\n    return 'x'\n",
+        ),
+        (
+            "pkg/components/prompts/ask.py",
+            "import fastmcp.prompts as p\n\n@p.prompt\ndef ask_for_file() -> str:\n    return 'x'\n",
+        ),
+    ]);
+    no_gaps(&t);
+    assert_eq!(tools(&t), ["merge_pdfs", "rotate_pdf"]);
+    let e = entries(&t);
+    assert!(
+        e.iter().any(|(k, n, q)| *k == EntityKind::Resource
+            && n == "info://tools"
+            && q == "available_tools"),
+        "{e:?}"
+    );
+    assert!(
+        e.iter()
+            .any(|(k, n, _)| *k == EntityKind::Prompt && n == "ask_for_file"),
+        "{e:?}"
+    );
+    assert_eq!(t.coverage.registration_sites, 4);
+}
+
+#[test]
+fn standalone_marked_function_outside_every_provider_folder_is_a_gap() {
+    let t = scan(&[
+        ("pkg/server.py", PROVIDER_SERVER),
+        (
+            "pkg/components/served.py",
+            "from fastmcp.tools import tool\n\n@tool\ndef served() -> str:\n    return ''\n",
+        ),
+        (
+            "pkg/elsewhere/hidden.py",
+            "from fastmcp.tools import tool\n\n@tool\ndef hidden() -> str:\n    return ''\n",
+        ),
+    ]);
+    assert_eq!(tools(&t), ["served"]);
+    assert_eq!(
+        unresolved_gaps(&t),
+        vec![("pkg/elsewhere/hidden.py".to_string(), 3)]
+    );
+}
+
+#[test]
+fn provider_folder_that_does_not_fold_or_no_server_uses_leaves_marked_functions_gaps() {
+    let marked = "from fastmcp.tools import tool\n\n@tool()\ndef run() -> str:\n    return ''\n";
+    for server in [
+        // The folder comes from the environment at run time.
+        "import os\nfrom fastmcp import FastMCP\nfrom fastmcp.server.providers import FileSystemProvider\n\nmcp = FastMCP('x', providers=[FileSystemProvider(root=os.environ['TOOLS_DIR'])])\n",
+        // No folder: the working directory at run time.
+        "from fastmcp import FastMCP\nfrom fastmcp.server.providers import FileSystemProvider\n\nmcp = FastMCP('x', providers=[FileSystemProvider()])\n",
+        // A provider no server is handed.
+        "from pathlib import Path\nfrom fastmcp import FastMCP\nfrom fastmcp.server.providers import FileSystemProvider\n\nprovider = FileSystemProvider(root=Path(__file__).parent / 'components')\nmcp = FastMCP('x')\n",
+    ] {
+        let t = scan(&[("pkg/server.py", server), ("pkg/components/run.py", marked)]);
+        assert!(tools(&t).is_empty(), "{server}: {:?}", tools(&t));
+        assert_eq!(
+            unresolved_gaps(&t),
+            vec![("pkg/components/run.py".to_string(), 3)],
+            "{server}"
+        );
+    }
+}
+
+#[test]
+fn provider_added_under_a_namespace_lists_namespaced_names() {
+    let t = scan(&[
+        (
+            "server.py",
+            r#"
+import os
+from fastmcp import FastMCP
+from fastmcp.server.providers import FileSystemProvider
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+mcp = FastMCP("docs")
+mcp.add_provider(FileSystemProvider(os.path.join(HERE, "parts")), namespace="pdf")
+"#,
+        ),
+        (
+            "parts/rotate.py",
+            "from fastmcp.tools import tool\nfrom fastmcp.resources import resource\n\n@tool\ndef rotate() -> str:\n    return ''\n\n@resource('info://tools')\ndef info() -> str:\n    return ''\n",
+        ),
+    ]);
+    no_gaps(&t);
+    assert_eq!(tools(&t), ["pdf_rotate"]);
+    let e = entries(&t);
+    assert!(
+        e.iter()
+            .any(|(k, n, _)| *k == EntityKind::Resource && n == "info://pdf/tools"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn standalone_marked_function_registered_with_add_tool_is_a_tool_without_a_provider() {
+    let t = scan(&[(
+        "server.py",
+        "from fastmcp import FastMCP\nfrom fastmcp.tools import tool\n\n@tool\ndef ping() -> str:\n    return 'pong'\n\nmcp = FastMCP('x')\nmcp.add_tool(ping)\n",
+    )]);
+    assert_eq!(tools(&t), ["ping"]);
+    no_gaps(&t);
+}

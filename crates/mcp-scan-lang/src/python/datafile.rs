@@ -13,6 +13,12 @@ const MAX_DATA_BYTES: u64 = 1 << 20;
 
 /// `a/b/../c` → `a/c`; `None` when the path leaves the root or is absolute.
 pub(crate) fn normalize(path: &str) -> Option<String> {
+    normalize_dir(path).filter(|p| !p.is_empty())
+}
+
+/// The parent directory of a relative path (`""` for a file at the root).
+/// Like [`normalize`] for a folder, where the scanned root itself is `""`.
+pub(crate) fn normalize_dir(path: &str) -> Option<String> {
     if path.starts_with('/') {
         return None;
     }
@@ -26,10 +32,9 @@ pub(crate) fn normalize(path: &str) -> Option<String> {
             p => out.push(p),
         }
     }
-    (!out.is_empty()).then(|| out.join("/"))
+    Some(out.join("/"))
 }
 
-/// The parent directory of a relative path (`""` for a file at the root).
 pub(crate) fn parent(path: &str) -> String {
     path.rsplit_once('/')
         .map(|(d, _)| d.to_string())

@@ -192,6 +192,25 @@ struct Dispatcher {
     data_names: Vec<String>,
 }
 
+/// A function marked by a standalone component decorator, served by whichever provider's
+/// folder holds its file.
+struct StandaloneMark {
+    module: usize,
+    func: FuncId,
+    span: Span,
+    decorator: String,
+    kind: EntityKind,
+    args: Vec<Arg>,
+}
+
+/// A component provider handed to a server: the folder (relative to the scanned root, `""` for
+/// the root itself) whose files it serves.
+struct ProviderUse {
+    root: String,
+    server: String,
+    namespace: Option<String>,
+}
+
 /// Result of [`resolve_tree`].
 #[derive(Debug, Default)]
 pub(crate) struct Resolution {
@@ -236,6 +255,8 @@ struct Resolver<'a> {
     marked: Vec<(usize, FuncId, Span, String)>,
     /// Marked methods a resolved `register_all(server)` reached.
     mixin_registered: HashSet<(usize, FuncId)>,
+    /// Functions marked by a standalone component decorator (`@tool()` from `fastmcp.tools`).
+    standalone: Vec<StandaloneMark>,
     /// Names a registration may be reached through: registration methods, wrapper names and
     /// names assigned from `x.tool` / `x.tool(...)`; calls of anything else are not inspected.
     candidates: HashSet<String>,
@@ -581,6 +602,7 @@ impl<'a> Resolver<'a> {
             used_wrappers: HashSet::new(),
             marked: Vec::new(),
             mixin_registered: HashSet::new(),
+            standalone: Vec::new(),
             candidates,
             entries: vec![Vec::new(); mods.len()],
             seen: HashSet::new(),
@@ -1561,6 +1583,7 @@ impl<'a> Resolver<'a> {
             .map(|(k, w)| (*k, w.span))
             .collect();
         unused.sort_by_key(|((m, f), _)| (*m, *f));
+        self.serve_standalone();
         let marked = std::mem::take(&mut self.marked);
         for (m, f, span, deco) in marked {
             if self.mixin_registered.contains(&(m, f)) {
@@ -2927,6 +2950,18 @@ impl<'a> Resolver<'a> {
             subst: &[],
         };
         for d in &func.decorators {
+            if let Some((kind, args)) = self.standalone_marker(d, env) {
+                self.out.registration_sites += 1;
+                self.standalone.push(StandaloneMark {
+                    module: m,
+                    func: f,
+                    span: d.span,
+                    decorator: text_of(d),
+                    kind,
+                    args,
+                });
+                continue;
+            }
             if self.mixin_marker(d, env).is_some() {
                 self.out.registration_sites += 1;
                 self.marked.push((m, f, d.span, text_of(d)));
@@ -3036,6 +3071,28 @@ impl<'a> Resolver<'a> {
     /// A mixin marker decorator (`@mcp_tool(name="x")`): what it registers and its arguments.
     fn mixin_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
         let mx = self.fw.mixin.as_ref()?;
+        let (path, args) = self.external_decorator(d, env)?;
+        let root = path.split('.').next().unwrap_or(&path);
+        if !mx.packages.iter().any(|p| p == root) {
+            return None;
+        }
+        let last = path.rsplit('.').next().unwrap_or(&path);
+        let kind = mx.markers.iter().find(|(n, _)| n == last)?.1;
+        Some((kind, args))
+    }
+
+    /// A standalone component decorator (`@tool()` from `fastmcp.tools`): what it marks and its
+    /// arguments.
+    fn standalone_marker(&self, d: &Expr, env: Env) -> Option<(EntityKind, Vec<Arg>)> {
+        let sa = self.fw.standalone.as_ref()?;
+        let (path, args) = self.external_decorator(d, env)?;
+        let kind = sa.markers.iter().find(|(p, _)| *p == path)?.1;
+        Some((kind, args))
+    }
+
+    /// A decorator (`@x` or `@x(...)`) naming something outside the tree: its dotted path and
+    /// its arguments.
+    fn external_decorator(&self, d: &Expr, env: Env) -> Option<(String, Vec<Arg>)> {
         let (head, args) = match &d.kind {
             ExprKind::Call { callee, args } => (callee.as_ref(), args.clone()),
             _ => (d, Vec::new()),
@@ -3046,13 +3103,282 @@ impl<'a> Resolver<'a> {
         let Some(Val::Module(path)) = self.eval(head, env, 0) else {
             return None;
         };
-        let root = path.split('.').next().unwrap_or(&path);
-        if self.module_idx(&path).is_some() || !mx.packages.iter().any(|p| p == root) {
+        if self.module_idx(&path).is_some() {
             return None;
         }
-        let last = path.rsplit('.').next().unwrap_or(&path);
-        let kind = mx.markers.iter().find(|(n, _)| n == last)?.1;
-        Some((kind, args))
+        Some((path, args))
+    }
+
+    /// Serves each standalone-marked function through the providers whose folder holds its
+    /// file; one no provider of a resolved server serves (and no `add_tool` registered) is a gap.
+    fn serve_standalone(&mut self) {
+        let marks = std::mem::take(&mut self.standalone);
+        if marks.is_empty() {
+            return;
+        }
+        let uses = self.provider_uses();
+        let mods = self.mods;
+        for mk in marks {
+            let md = &mods[mk.module];
+            let func = &md.functions[mk.func];
+            let file = md.path.rsplit('/').next().unwrap_or(&md.path);
+            let serving: Vec<&ProviderUse> = uses
+                .iter()
+                .filter(|u| {
+                    u.root.is_empty()
+                        || md
+                            .path
+                            .strip_prefix(u.root.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                })
+                .collect();
+            // The provider imports the file and serves its public module-level functions.
+            let served = func.parent.is_none()
+                && func.class.is_none()
+                && !func.name.starts_with('_')
+                && file != "__init__.py";
+            if served && !serving.is_empty() {
+                for u in serving {
+                    self.add_standalone_entry(&mk, u);
+                }
+                continue;
+            }
+            if self
+                .seen
+                .iter()
+                .any(|(m, f, _, _)| *m == mk.module && *f == mk.func)
+            {
+                continue;
+            }
+            let why = if serving.is_empty() {
+                "no component provider of a resolved MCP server has its file under its folder"
+            } else {
+                "it is not a public module-level function, which is all a provider serves"
+            };
+            let name = func.qualname.clone();
+            self.gap(
+                mk.module,
+                mk.span,
+                format!(
+                    "`{name}` is marked by the standalone decorator `@{}`, but {why}",
+                    mk.decorator
+                ),
+            );
+        }
+    }
+
+    fn add_standalone_entry(&mut self, mk: &StandaloneMark, u: &ProviderUse) {
+        let positional = self
+            .fw
+            .registrations
+            .iter()
+            .find(|r| r.kind == mk.kind && !r.imperative)
+            .and_then(|r| r.positional);
+        let Some(ns) = &u.namespace else {
+            self.add_entry(
+                mk.kind,
+                positional,
+                &mk.args,
+                mk.module,
+                mk.module,
+                mk.func,
+                mk.span,
+                &u.server,
+                &[],
+            );
+            return;
+        };
+        // `add_provider(p, namespace="ns")`: the listed name (or URI) carries the namespace.
+        let Some(func) = self.func(mk.module, mk.func) else {
+            return;
+        };
+        let consts = self.constants_with_imports(mk.module);
+        let e = decorator_entry(
+            mk.kind, positional, &mk.args, mk.func, func, mk.span, "", &consts,
+        );
+        let (key, value) = match e.kind {
+            EntityKind::Resource | EntityKind::ResourceTemplate => match e.name.split_once("://") {
+                Some((scheme, rest)) => ("uri", format!("{scheme}://{ns}/{rest}")),
+                None => ("uri", format!("{ns}/{}", e.name)),
+            },
+            _ => ("name", format!("{ns}_{}", e.name)),
+        };
+        let mut args: Vec<Arg> = mk
+            .args
+            .iter()
+            .filter(|a| {
+                a.name.is_some() && !matches!(a.name.as_deref(), Some("name") | Some("uri"))
+            })
+            .cloned()
+            .collect();
+        args.push(Arg {
+            name: Some(key.to_string()),
+            value: Expr::new(ExprKind::Str(value), mk.span),
+            spread: false,
+            spread_keywords: false,
+        });
+        self.add_entry(
+            mk.kind,
+            positional,
+            &args,
+            mk.module,
+            mk.module,
+            mk.func,
+            mk.span,
+            &u.server,
+            &[],
+        );
+    }
+
+    /// Providers handed to resolved servers (`FastMCP(providers=[p])`, `server.add_provider(p)`)
+    /// whose folder folds to a path in the tree.
+    fn provider_uses(&mut self) -> Vec<ProviderUse> {
+        let Some(sa) = self.fw.standalone.as_ref() else {
+            return Vec::new();
+        };
+        let mods = self.mods;
+        let mut sites: Vec<(usize, FuncId, &'a Expr, Option<&'a Expr>)> = Vec::new();
+        for (m, md) in mods.iter().enumerate() {
+            for (f, func) in md.functions.iter().enumerate() {
+                walk_stmts(&func.body, &mut |s| {
+                    let target = match &s.kind {
+                        StmtKind::Assign { targets, .. } if targets.len() == 1 => Some(&targets[0]),
+                        _ => None,
+                    };
+                    for e in stmt_exprs(s) {
+                        let mut calls = Vec::new();
+                        each_call(e, &mut calls);
+                        for c in calls {
+                            let ExprKind::Call { callee, args } = &c.kind else {
+                                continue;
+                            };
+                            let adds = matches!(&callee.kind, ExprKind::Attribute { attr, .. }
+                                if sa.add_provider_methods.contains(attr));
+                            let builds = args
+                                .iter()
+                                .any(|a| a.name.as_deref() == Some(sa.providers_keyword.as_str()));
+                            if adds || builds {
+                                sites.push((m, f, c, target));
+                            }
+                        }
+                    }
+                });
+            }
+        }
+        let mut uses = Vec::new();
+        for (m, f, call, target) in sites {
+            let env = Env { m, f, subst: &[] };
+            let ExprKind::Call { callee, args } = &call.kind else {
+                continue;
+            };
+            let is_server = |v: Option<Val>| match v {
+                Some(Val::Server(_, sid)) => Some(sid),
+                Some(Val::Instance(sm, sc, sid)) if self.class_style(sm, &sc, 0).is_some() => {
+                    Some(sid)
+                }
+                _ => None,
+            };
+            let (server, providers, namespace) = match &callee.kind {
+                ExprKind::Attribute { value, attr } if sa.add_provider_methods.contains(attr) => {
+                    let Some(sid) = is_server(self.eval_in_scope(value, env)) else {
+                        continue;
+                    };
+                    let Some(p) = bound_to(args, "provider", 0) else {
+                        continue;
+                    };
+                    let ns = match kwarg(args, &sa.namespace_keyword) {
+                        None => None,
+                        Some(e) => match self.fold_str(e, env, 0) {
+                            Some(n) if n.is_empty() => None,
+                            Some(n) => Some(n),
+                            None => {
+                                self.gap(
+                                    m,
+                                    call.span,
+                                    format!(
+                                        "provider added to `{}` under the namespace `{}`, which could not be resolved, so the listed names are unknown",
+                                        text_of(value),
+                                        text_of(e)
+                                    ),
+                                );
+                                continue;
+                            }
+                        },
+                    };
+                    (tag_server(&text_of(value), sid), vec![(&p.value, env)], ns)
+                }
+                _ => {
+                    let Some(sid) = is_server(self.eval(call, env, 0)) else {
+                        continue;
+                    };
+                    let Some(list) = kwarg(args, &sa.providers_keyword) else {
+                        continue;
+                    };
+                    let text = target.map(text_of).unwrap_or_else(|| text_of(call));
+                    (tag_server(&text, sid), self.elements_of(list, env, 0), None)
+                }
+            };
+            for (p, penv) in providers {
+                if let Some(root) = self.provider_root(p, penv, 0) {
+                    uses.push(ProviderUse {
+                        root,
+                        server: server.clone(),
+                        namespace: namespace.clone(),
+                    });
+                }
+            }
+        }
+        uses
+    }
+
+    /// The elements of a literal list or tuple (through names bound to one), else the
+    /// expression itself.
+    fn elements_of<'s>(&self, e: &'s Expr, env: Env<'s>, depth: usize) -> Vec<(&'s Expr, Env<'s>)>
+    where
+        'a: 's,
+    {
+        match &e.kind {
+            ExprKind::List(xs) | ExprKind::Tuple(xs) => xs.iter().map(|x| (x, env)).collect(),
+            ExprKind::Name(n) if depth < MAX_DEPTH => match self.name_value(e, n, env) {
+                Some((x, inner)) => self.elements_of(x, inner, depth + 1),
+                None => vec![(e, env)],
+            },
+            _ => vec![(e, env)],
+        }
+    }
+
+    /// The folder a provider expression serves (`FileSystemProvider(root=Path(__file__).parent
+    /// / "components")`), relative to the scanned root; `None` when it is not such a provider or
+    /// its folder does not fold to a path inside the tree.
+    fn provider_root(&self, e: &Expr, env: Env, depth: usize) -> Option<String> {
+        let sa = self.fw.standalone.as_ref()?;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match &e.kind {
+            ExprKind::Name(n) => {
+                let (x, inner) = self.name_value(e, n, env)?;
+                self.provider_root(x, inner, depth + 1)
+            }
+            ExprKind::Call { callee, args } => {
+                let Some(Val::Module(path)) = self.eval(callee, env, 0) else {
+                    return None;
+                };
+                let (module, class) = path.rsplit_once('.')?;
+                let package = module.split('.').next().unwrap_or(module);
+                if self.module_idx(&path).is_some()
+                    || !sa.packages.iter().any(|p| p == package)
+                    || !sa.provider_classes.iter().any(|c| c == class)
+                {
+                    return None;
+                }
+                // No folder means the working directory at run time: not known here.
+                let root = bound_to(args, &sa.root_keyword, 0)?;
+                let folded = self.fold_path(&root.value, env, 0)?;
+                super::datafile::normalize_dir(&folded)
+            }
+            _ => None,
+        }
     }
 
     /// `obj.register_all(server, prefix=...)` on an instance of a tree class whose methods
