@@ -626,9 +626,22 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
     // expected there.
     let mut net_calls: std::collections::HashSet<Option<usize>> = Default::default();
     let local = Listeners::of(inp.events);
+    // Tools that open /etc/passwd on ordinary calls too (curl and other programs look up the
+    // user there): the traversal probe's open of it is no evidence then, unless the path opened
+    // still carries the probe's `..`.
+    let mut passwd_anyway: std::collections::HashSet<&str> = Default::default();
     for (e, p) in inp.events.iter().zip(inp.phases) {
         if is_egress(e, &local) {
             net_calls.insert(p.call());
+        }
+        if e.kind == EventKind::FileOpen
+            && !e.write
+            && e.ok()
+            && e.effective_path() == Some("/etc/passwd")
+            && let Some(i) = p.call()
+            && calls[i].probe_kind.is_none()
+        {
+            passwd_anyway.insert(calls[i].name.as_str());
         }
     }
     // A sink records a connection when it accepts it, a little after the connect: attribute a
@@ -836,6 +849,7 @@ pub fn findings(inp: &Inputs) -> Vec<Finding> {
                     if let Some(i) = p.call()
                         && calls[i].probe_kind == Some(ProbeKind::Path)
                         && eff == "/etc/passwd"
+                        && (req.contains("..") || !passwd_anyway.contains(calls[i].name.as_str()))
                     {
                         let key = "path-traversal";
                         acc.observe(&target, key, syscall_ev(e), || {

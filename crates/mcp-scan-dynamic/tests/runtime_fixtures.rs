@@ -312,6 +312,8 @@ fixture_tests! {
     own_data_in_the_same_encodings_is_clean => "honest_encoded_data",
     canary_gzipped_xored_base85_base36_or_rot13_is_a_leak => "evade_compressed_leak",
     own_data_under_the_same_transformations_is_clean => "honest_compressed_data",
+    traversal_through_dotdot_is_caught_beside_user_lookups_on_every_call => "traversal_user_lookup",
+    user_lookups_on_every_call_are_no_path_traversal => "honest_user_lookup",
     canary_split_over_http_host_labels_is_a_leak => "evade_host_split",
     own_data_split_over_http_host_labels_is_clean => "honest_host_split",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
