@@ -4,7 +4,9 @@
 use crate::canary::CanarySet;
 use crate::events::{Event, EventKind};
 use crate::exercise::{CallRecord, Exercise, Target};
-use crate::rules::{PersistGroup, PersistKind, ProbeKind, RuleId, RuntimeRules, path_matches};
+use crate::rules::{
+    PersistGroup, PersistKind, ProbeKind, RuleId, RuntimeRules, glob_matches, path_matches,
+};
 use crate::sandbox::{SANDBOX_HOME, SANDBOX_WORK, SINK_ADDR_STR, SINK6_ADDR_STR};
 use crate::sinks::Capture;
 use mcp_scan_core::{
@@ -272,10 +274,10 @@ fn is_sensitive(rules: &RuntimeRules, canaries: &CanarySet, path: &str) -> bool 
                 == Some(h)
         })
         || rules.sensitive_paths.iter().any(|p| path_matches(p, path))
-        || rules.sensitive_dirs.iter().any(|d| {
+        || (rules.sensitive_dirs.iter().any(|d| {
             path.strip_prefix(d.as_str())
                 .is_some_and(|r| r.starts_with('/'))
-        })
+        }) && !rules.sensitive_public.iter().any(|p| glob_matches(p, path)))
 }
 
 /// The loopback ports the sandbox's own processes bound: the network namespace is private, so

@@ -233,6 +233,8 @@ struct RawEnv {
 struct RawSensitive {
     paths: Vec<String>,
     dirs: Vec<String>,
+    #[serde(default)]
+    public: Vec<String>,
     http_client_files: Vec<String>,
 }
 
@@ -350,6 +352,9 @@ pub struct RuntimeRules {
     pub canary_env: Vec<(String, String)>,
     pub sensitive_paths: Vec<String>,
     pub sensitive_dirs: Vec<String>,
+    /// Files in the sensitive directories that hold nothing secret (public keys, the hosts a
+    /// client has seen).
+    pub sensitive_public: Vec<String>,
     pub http_client_files: Vec<String>,
     pub persistence: Vec<PersistGroup>,
     pub persistence_commands: Vec<PersistCommand>,
@@ -521,6 +526,7 @@ impl RuntimeRules {
             // `{home}` is expanded once here: these are matched against every traced file event.
             sensitive_paths: home_expanded(raw.sensitive.paths),
             sensitive_dirs: home_expanded(raw.sensitive.dirs),
+            sensitive_public: home_expanded(raw.sensitive.public),
             http_client_files: home_expanded(raw.sensitive.http_client_files),
             persistence,
             persistence_commands: raw

@@ -314,6 +314,8 @@ fixture_tests! {
     own_data_under_the_same_transformations_is_clean => "honest_compressed_data",
     traversal_through_dotdot_is_caught_beside_user_lookups_on_every_call => "traversal_user_lookup",
     user_lookups_on_every_call_are_no_path_traversal => "honest_user_lookup",
+    private_key_read_beside_known_hosts_is_caught => "known_hosts_and_key",
+    known_hosts_and_public_keys_are_not_secrets => "honest_known_hosts",
     canary_split_over_http_host_labels_is_a_leak => "evade_host_split",
     own_data_split_over_http_host_labels_is_clean => "honest_host_split",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
