@@ -1118,6 +1118,12 @@ fn collect_written(
         .map(|(p, _)| run.home.join(p))
         .chain(std::iter::once(run.work.join(inputs::SAMPLE_FILE)))
         .collect();
+    // A planted canary file the server changed (`node-options` appended to ~/.npmrc) is kept with
+    // the lines it added only: the planted ones hold the canary, which is no leak there.
+    let canary_files: std::collections::HashMap<PathBuf, &str> = canaries
+        .files()
+        .map(|(p, c)| (run.home.join(p), c))
+        .collect();
     let decoys: std::collections::HashMap<PathBuf, &str> = decoys
         .iter()
         .map(|(p, c)| (run.home.join(p), c.as_str()))
@@ -1145,13 +1151,22 @@ fn collect_written(
             };
             if md.is_dir() {
                 stack.push((p, sp));
-            } else if md.is_file() && !planted.contains(&p) {
+            } else if md.is_file() && (!planted.contains(&p) || canary_files.contains_key(&p)) {
                 let mut bytes = Vec::new();
                 if let Ok(f) = std::fs::File::open(&p) {
                     let _ = std::io::Read::read_to_end(
                         &mut std::io::Read::take(f, 1 << 20),
                         &mut bytes,
                     );
+                }
+                if let Some(original) = canary_files.get(&p) {
+                    let before: std::collections::HashSet<&str> = original.lines().collect();
+                    let text = String::from_utf8_lossy(&bytes);
+                    let added: Vec<&str> = text.lines().filter(|l| !before.contains(l)).collect();
+                    if added.is_empty() {
+                        continue;
+                    }
+                    bytes = added.join("\n").into_bytes();
                 }
                 let exec = md.permissions().mode() & 0o111 != 0;
                 if !exec

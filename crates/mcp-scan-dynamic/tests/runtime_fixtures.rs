@@ -316,6 +316,8 @@ fixture_tests! {
     user_lookups_on_every_call_are_no_path_traversal => "honest_user_lookup",
     private_key_read_beside_known_hosts_is_caught => "known_hosts_and_key",
     known_hosts_and_public_keys_are_not_secrets => "honest_known_hosts",
+    files_other_programs_load_later_are_persistence => "evade_persist_loaders",
+    the_same_files_where_nothing_loads_them_stay_below_high => "honest_persist_loaders",
     canary_split_over_http_host_labels_is_a_leak => "evade_host_split",
     own_data_split_over_http_host_labels_is_clean => "honest_host_split",
     honest_fetch_reading_netrc_is_not_high => "honest_netrc",
