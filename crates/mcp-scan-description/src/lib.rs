@@ -83,7 +83,7 @@ impl<'r> DescriptionAnalyzer<'r> {
         if let Ok(s) = structure::Structure::builtin() {
             let mut found = Vec::new();
             for f in fields {
-                found.extend(s.addressee(self.rules, f, &hits));
+                found.extend(s.addressee(self.rules, f, names.own, &hits));
             }
             merge(&mut hits, found);
         }

@@ -222,7 +222,7 @@ impl Structure {
         };
         // What the tool is for: its name and the sentences of its description that do not
         // themselves ask for a source (a request is not a purpose).
-        let words = text::identifier_words(e.name).unwrap_or_else(|| e.name.to_string());
+        let words = text::name_words(e.name);
         let declared = e.declared.unwrap_or("");
         let mut purpose_text = words;
         for (a, b) in text::sentences(declared) {
@@ -282,10 +282,12 @@ impl Structure {
     }
 
     /// Addressee reading of one text field, sentence by sentence.
+    /// `own`: the entity's name, when it is a tool.
     pub(crate) fn addressee(
         &self,
         rules: &DescriptionRules,
         field: &Field<'_>,
+        own: Option<&str>,
         hits: &[Hit],
     ) -> Vec<Hit> {
         if field.class != FieldClass::Text || field.text.is_empty() {
@@ -311,10 +313,17 @@ impl Structure {
                 cues,
             });
         };
-        for (i, &(a, b)) in sentences.iter().enumerate() {
+        // A sentence and the next: "…; they are suspended here" splits object from turn.
+        for (i, &(a, _)) in sentences.iter().enumerate() {
+            let b = sentences[(i + 1).min(sentences.len() - 1)].1;
             let t = field.text[a..b].trim_start();
             let a = b - t.len();
-            let vocative = self.vocative.is_match(t);
+            // Called by its role, with an action verb in the words that follow.
+            let vocative = self.vocative.find_iter(t).any(|m| {
+                let rest = &t[m.end()..];
+                let end = rest.char_indices().nth(60).map_or(rest.len(), |(i, _)| i);
+                self.action.is_match(&rest[..end])
+            });
             let obliged = self.obliged.is_match(t);
             let ordered = orders.iter().any(|&o| o >= a && o < b) || self.order_open.is_match(t);
             // The first sentence of a description is its summary ("Use this to …"), read as an
@@ -329,6 +338,10 @@ impl Structure {
                     // A tool's summary that claims every request for itself needs the model
                     // spoken to; an order about the model's rules needs it anyway.
                     if i == 0 && !(second || vocative || obliged) && c.id != "every-turn" {
+                        continue;
+                    }
+                    // "Call `list_ids` first for every query" is a workflow between tools.
+                    if c.id == "every-turn" && names_other_tool(t, own) {
                         continue;
                     }
                     if let Some(rule) = rule_of(&c.rule) {
@@ -346,7 +359,7 @@ impl Structure {
                 }
             }
             // Called by its role and told to act on data or tools: "Assistant, also send …".
-            if vocative && self.action.is_match(t) {
+            if vocative {
                 if let Some(rule) = rule_of("MCPS-D021") {
                     push(
                         rule,
@@ -385,6 +398,22 @@ impl Structure {
         }
         out
     }
+}
+
+/// Whether a sentence names a tool other than `own`: an identifier in backticks, or one with
+/// an underscore or an inner capital (`list_ids`, `getIds`).
+fn names_other_tool(t: &str, own: Option<&str>) -> bool {
+    let identifier = |w: &str| {
+        let inner_cap = w.chars().next().is_some_and(char::is_lowercase)
+            && w.chars().skip(1).any(char::is_uppercase);
+        w.trim_matches('_').contains('_') || inner_cap
+    };
+    t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| Some(w) != own && identifier(w))
+        || t.split('`')
+            .skip(1)
+            .step_by(2)
+            .any(|w| Some(w.trim()) != own)
 }
 
 #[cfg(test)]
