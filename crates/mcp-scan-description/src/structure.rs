@@ -227,7 +227,8 @@ impl Structure {
         let mut purpose_text = words;
         for (a, b) in text::sentences(declared) {
             let t = &declared[a..b];
-            if !(self.into_field.is_match(t) && !self.sources_in(t).is_empty()) {
+            let request = self.into_field.is_match(t) && !self.sources_in(t).is_empty();
+            if !request {
                 purpose_text.push(' ');
                 purpose_text.push_str(t);
             }
