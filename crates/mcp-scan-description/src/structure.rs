@@ -59,6 +59,8 @@ struct RawConduct {
     label: String,
     objects: Vec<String>,
     turns: Vec<String>,
+    #[serde(default)]
+    implied: bool,
 }
 
 /// What a source needs besides its object to count as drawn from the model's holdings.
@@ -87,6 +89,8 @@ struct Conduct {
     label: String,
     objects: Regex,
     turns: Regex,
+    /// The object names the model's own conduct, so no other sign of the addressee is needed.
+    implied: bool,
 }
 
 /// The compiled reading.
@@ -156,6 +160,7 @@ impl Structure {
             conduct.push(Conduct {
                 objects: any_of(&c.objects)?,
                 turns: any_of(&c.turns)?,
+                implied: c.implied,
                 id: c.id,
                 rule: c.rule,
                 label: c.label,
@@ -331,10 +336,10 @@ impl Structure {
             // order only when it also speaks to the model.
             let second = self.second_person.is_match(t);
             let addressed = vocative || obliged || second || ordered;
-            if !addressed {
-                continue;
-            }
             for c in &self.conduct {
+                if !(addressed || c.implied) {
+                    continue;
+                }
                 if c.objects.is_match(t) && c.turns.is_match(t) {
                     // A tool's summary that claims every request for itself needs the model
                     // spoken to; an order about the model's rules needs it anyway.
