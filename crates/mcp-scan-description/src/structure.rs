@@ -28,6 +28,8 @@ struct RawSupply {
     provenance: Vec<String>,
     completeness: Vec<String>,
     into_field: Vec<String>,
+    pointer: Vec<String>,
+    general: Vec<String>,
     source: Vec<RawSource>,
 }
 
@@ -40,6 +42,8 @@ struct RawSource {
     #[serde(default)]
     contents: Vec<String>,
     purpose: Vec<String>,
+    #[serde(default)]
+    overlap: bool,
 }
 
 #[derive(Deserialize)]
@@ -81,6 +85,9 @@ struct Source {
     contents: Option<Regex>,
     /// What makes this source the tool's business; `None`: the secret-use words decide.
     purpose: Option<Regex>,
+    /// The purpose test is whether the field's own words occur in the tool's name or
+    /// description (a source named only by where it comes from, not by what it is).
+    overlap: bool,
 }
 
 struct Conduct {
@@ -98,6 +105,8 @@ pub(crate) struct Structure {
     provenance: Regex,
     completeness: Regex,
     into_field: Regex,
+    pointer: Regex,
+    general: std::collections::HashSet<String>,
     owner: Regex,
     sources: Vec<Source>,
     second_person: Regex,
@@ -151,10 +160,13 @@ impl Structure {
                 purpose: (!s.purpose.is_empty())
                     .then(|| any_of(&s.purpose))
                     .transpose()?,
+                overlap: s.overlap,
                 id: s.id,
                 label: s.label,
             });
         }
+        // The general source last: a named source explains a finding better.
+        sources.sort_by_key(|s| s.overlap);
         let mut conduct = Vec::new();
         for c in raw.addressee.conduct {
             conduct.push(Conduct {
@@ -170,10 +182,11 @@ impl Structure {
             provenance: any_of(&raw.supply.provenance)?,
             completeness: any_of(&raw.supply.completeness)?,
             into_field: any_of(&raw.supply.into_field)?,
+            pointer: any_of(&raw.supply.pointer)?,
+            general: raw.supply.general.into_iter().collect(),
             owner: any_of(&[
                 r"\b(the\s+)?user\x27s\b".to_string(),
                 r"\b(of|from)\s+the\s+user\b".to_string(),
-                r"\btheir\b".to_string(),
             ])?,
             sources,
             second_person: any_of(&raw.addressee.second_person)?,
@@ -206,8 +219,20 @@ impl Structure {
             .collect()
     }
 
-    /// Whether the tool's own name and description make this source its business.
-    fn purpose_of(&self, s: &Source, purpose_text: &str) -> bool {
+    /// Whether the tool's own name and description make this source its business. `field` is
+    /// the text that asks for it.
+    fn purpose_of(&self, s: &Source, purpose_text: &str, field: &str) -> bool {
+        if s.overlap {
+            // One returned item named by where it came from is a workflow between calls.
+            if self.pointer.is_match(field) {
+                return true;
+            }
+            let stems: std::collections::HashSet<String> =
+                words(purpose_text).map(|w| stem(&w)).collect();
+            return words(field)
+                .filter(|w| w.len() >= 4 && !self.general.contains(w))
+                .any(|w| stems.contains(&stem(&w)));
+        }
         match &s.purpose {
             Some(p) => p.is_match(purpose_text),
             None => text::speaks_of_secrets(purpose_text),
@@ -257,7 +282,7 @@ impl Structure {
             for (a, b) in spans {
                 let t = &f.text[a..b];
                 for s in self.sources_in(t) {
-                    if self.purpose_of(s, &purpose_text) {
+                    if self.purpose_of(s, &purpose_text, t) {
                         continue;
                     }
                     let dup = |h: &Hit| {
@@ -382,11 +407,13 @@ impl Structure {
             // "Models must send the workspace key …": an obligation on the reader as a class
             // whose object is something the model holds.
             if obliged && self.action.is_match(t) {
-                if let Some(s) = self
-                    .sources_in(t)
-                    .into_iter()
-                    .find(|s| s.id != "user-private")
-                {
+                // (what is named is enough: the obligation itself says who hands it over)
+                if let Some(s) = self.sources.iter().find(|s| {
+                    s.id != "user-private"
+                        && !s.overlap
+                        && s.objects.is_match(t)
+                        && s.contents.as_ref().is_none_or(|c| c.is_match(t))
+                }) {
                     if let Some(rule) = rule_of("MCPS-D021") {
                         push(
                             rule,
@@ -404,6 +431,18 @@ impl Structure {
         }
         out
     }
+}
+
+/// Lower-case words of a text.
+fn words(t: &str) -> impl Iterator<Item = String> + '_ {
+    t.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// A crude stem: the first five letters ("transcripts", "transcript" → "trans").
+fn stem(w: &str) -> String {
+    w.chars().take(5).collect()
 }
 
 /// Whether a sentence names a tool other than `own`: an identifier in backticks, or one with
