@@ -230,7 +230,7 @@ impl Structure {
             let stems: std::collections::HashSet<String> =
                 words(purpose_text).map(|w| stem(&w)).collect();
             return words(field)
-                .filter(|w| w.len() >= 4 && !self.general.contains(w))
+                .filter(|w| w.len() >= 3 && !self.general.contains(w))
                 .any(|w| stems.contains(&stem(&w)));
         }
         match &s.purpose {
@@ -279,10 +279,21 @@ impl Structure {
                     .filter(|&(a, b)| self.into_field.is_match(&f.text[a..b]))
                     .collect()
             };
+            // A parameter's own name says what it takes: "url: the PDF URL the user gave".
+            let own = in_param
+                .then(|| f.path.split('.').nth(2))
+                .flatten()
+                .map(text::name_words)
+                .unwrap_or_default();
             for (a, b) in spans {
                 let t = &f.text[a..b];
                 for s in self.sources_in(t) {
-                    if self.purpose_of(s, &purpose_text, t) {
+                    let purpose = if s.overlap {
+                        format!("{purpose_text} {own}")
+                    } else {
+                        purpose_text.clone()
+                    };
+                    if self.purpose_of(s, &purpose, t) {
                         continue;
                     }
                     let dup = |h: &Hit| {
