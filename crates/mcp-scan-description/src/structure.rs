@@ -206,9 +206,15 @@ impl Structure {
     /// The sources a text asks the model to supply from, with the label of what made it count.
     fn sources_in(&self, t: &str) -> Vec<&Source> {
         let provenance = self.provenance.is_match(t);
+        // "earlier in the chat" says where a value comes from, not what it is.
+        let rest = self.provenance.replace_all(t, " ");
+        let complete = self.completeness.is_match(t);
         self.sources
             .iter()
-            .filter(|s| s.objects.is_match(t))
+            .filter(|s| s.objects.is_match(&rest))
+            // What the model holds in general: a collection or the whole of it, not the one
+            // item the user named ("the city the user mentioned" is the tool's input).
+            .filter(|s| !s.overlap || complete || plural(t))
             .filter(|s| s.contents.as_ref().is_none_or(|c| c.is_match(t)))
             .filter(|s| match s.needs {
                 Needs::None => true,
@@ -442,6 +448,18 @@ impl Structure {
         }
         out
     }
+}
+
+/// Whether the text names a plural ("the results of your previous calls", "things the user
+/// asked you"): a collection, not the one item the user named.
+fn plural(t: &str) -> bool {
+    words(t).any(|w| {
+        w.len() > 3
+            && w.ends_with('s')
+            && !w.ends_with("ss")
+            && !w.ends_with("us")
+            && !w.ends_with("is")
+    })
 }
 
 /// Lower-case words of a text.
