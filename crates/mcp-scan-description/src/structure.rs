@@ -294,7 +294,9 @@ impl Structure {
             for (a, b) in spans {
                 let t = &f.text[a..b];
                 for s in self.sources_in(t) {
-                    let purpose = if s.overlap {
+                    // A parameter named for what it takes declares it: `secret_key` asks for a
+                    // key as its input, as the general source's own words do.
+                    let purpose = if s.overlap || s.purpose.is_none() {
                         format!("{purpose_text} {own}")
                     } else {
                         purpose_text.clone()
