@@ -304,27 +304,20 @@ impl Structure {
                     if self.purpose_of(s, &purpose, t) {
                         continue;
                     }
-                    let dup = |h: &Hit| {
-                        h.rule == rule && h.severity >= Severity::Medium && h.field == f.path
-                    };
-                    if hits.iter().any(dup) || out.iter().any(dup) {
-                        continue;
-                    }
-                    out.push(Hit {
+                    push_medium(
+                        hits,
+                        &mut out,
                         rule,
-                        severity: Severity::Medium,
-                        score: 0,
-                        field: f.path.clone(),
-                        excerpt: text::excerpt(t),
-                        offset: f.text[..a].chars().count(),
-                        cues: vec![
+                        f,
+                        (a, b),
+                        vec![
                             format!("asks the model to supply {}", s.label),
                             format!(
                                 "on a tool whose name and description are not about it ({})",
                                 s.id
                             ),
                         ],
-                    });
+                    );
                 }
             }
         }
@@ -348,20 +341,7 @@ impl Structure {
         let orders = text::imperative_clauses(field.text, &sentences, false);
         let mut out: Vec<Hit> = Vec::new();
         let push = |rule: usize, a: usize, b: usize, cues: Vec<String>, out: &mut Vec<Hit>| {
-            let dup =
-                |h: &Hit| h.rule == rule && h.severity >= Severity::Medium && h.field == field.path;
-            if hits.iter().any(dup) || out.iter().any(dup) {
-                return;
-            }
-            out.push(Hit {
-                rule,
-                severity: Severity::Medium,
-                score: 0,
-                field: field.path.clone(),
-                excerpt: text::excerpt(&field.text[a..b]),
-                offset: field.text[..a].chars().count(),
-                cues,
-            });
+            push_medium(hits, out, rule, field, (a, b), cues);
         };
         // A sentence and the next: "…; they are suspended here" splits object from turn.
         for (i, &(a, _)) in sentences.iter().enumerate() {
@@ -450,6 +430,31 @@ impl Structure {
         }
         out
     }
+}
+
+/// Adds a MEDIUM hit of `rule` on `field` (the span `a..b` as its excerpt) unless that field
+/// already has one of the rule at MEDIUM or above.
+fn push_medium(
+    hits: &[Hit],
+    out: &mut Vec<Hit>,
+    rule: usize,
+    field: &Field<'_>,
+    (a, b): (usize, usize),
+    cues: Vec<String>,
+) {
+    let dup = |h: &Hit| h.rule == rule && h.severity >= Severity::Medium && h.field == field.path;
+    if hits.iter().any(dup) || out.iter().any(dup) {
+        return;
+    }
+    out.push(Hit {
+        rule,
+        severity: Severity::Medium,
+        score: 0,
+        field: field.path.clone(),
+        excerpt: text::excerpt(&field.text[a..b]),
+        offset: field.text[..a].chars().count(),
+        cues,
+    });
 }
 
 /// Whether the text names a plural ("the results of your previous calls", "things the user

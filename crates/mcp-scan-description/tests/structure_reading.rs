@@ -4,18 +4,13 @@
 
 mod common;
 
-use common::{assert_below_medium, assert_reaches_medium, worst_in_manifest};
+use common::{assert_below_medium, assert_reaches_medium, manifest_findings, worst_in_manifest};
 use mcp_scan_core::Severity;
-use mcp_scan_description::DescriptionAnalyzer;
 
 /// Every (rule, severity) found on a manifest.
 fn findings(json: &str) -> Vec<(String, Severity)> {
-    let out = mcp_scan_manifest::parse("t.json", "t", json);
-    assert!(out.errors.is_empty(), "{:?}", out.errors);
-    let a = DescriptionAnalyzer::builtin().expect("rules");
-    a.scan_manifest(&out.manifest)
+    manifest_findings(json)
         .into_iter()
-        .flat_map(|e| e.findings)
         .map(|f| (f.rule_id, f.severity))
         .collect()
 }
