@@ -7,6 +7,7 @@
 
 pub mod bench;
 mod fields;
+mod structure;
 mod text;
 
 pub use fields::{Field, entity_fields};
@@ -78,6 +79,13 @@ impl<'r> DescriptionAnalyzer<'r> {
         let mut hits = Vec::new();
         for f in fields {
             self.scan_field(f, names, &mut hits);
+        }
+        if let Ok(s) = structure::Structure::builtin() {
+            let mut found = Vec::new();
+            for f in fields {
+                found.extend(s.addressee(self.rules, f, names.own, &hits));
+            }
+            merge(&mut hits, found);
         }
         hits
     }
@@ -296,6 +304,10 @@ impl<'r> DescriptionAnalyzer<'r> {
                 let mut hits = self.scan_entity(&e.fields, &names);
                 if e.kind == EntityKind::Tool {
                     hits.extend(self.unneeded_secret_params(&e, &hits));
+                    if let Ok(s) = structure::Structure::builtin() {
+                        let found = s.supply(self.rules, &e, &hits);
+                        merge(&mut hits, found);
+                    }
                 }
                 let target = ToolRef::new(m.server.clone(), e.kind, e.name.to_string());
                 let mut report = EntityReport::new(target.clone(), e.declared.map(str::to_string));
@@ -396,6 +408,28 @@ impl<'r> DescriptionAnalyzer<'r> {
         })
         .key(format!("{}#{}", h.field, rule.meta.id))
         .build()
+    }
+}
+
+/// Adds the structural reading's hits: one that meets a weaker hit of the same rule on the same
+/// field raises it (one finding per field and rule), with both sets of cues.
+fn merge(hits: &mut Vec<Hit>, found: Vec<Hit>) {
+    for h in found {
+        match hits
+            .iter_mut()
+            .find(|x| x.rule == h.rule && x.field == h.field)
+        {
+            Some(x) if x.severity < h.severity => {
+                x.severity = h.severity;
+                x.excerpt = h.excerpt;
+                x.offset = h.offset;
+                let mut cues = h.cues;
+                cues.extend(std::mem::take(&mut x.cues));
+                x.cues = cues;
+            }
+            Some(_) => {}
+            None => hits.push(h),
+        }
     }
 }
 

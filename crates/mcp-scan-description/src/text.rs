@@ -539,6 +539,11 @@ pub fn identifier_words(name: &str) -> Option<String> {
     (words.len() >= 3).then(|| words.join(" "))
 }
 
+/// Every word of an identifier, space-separated (`diff_results` → "diff results").
+pub fn name_words(name: &str) -> String {
+    identifier_parts(name, false).join(" ")
+}
+
 /// Words that name what a secret holds, not where it is.
 const CONTENT_WORDS: &[&str] = &[
     "content", "contents", "text", "body", "material", "dump", "raw",

@@ -16,14 +16,21 @@ pub fn worst(text: &str) -> Option<Severity> {
         .max()
 }
 
-/// The worst finding of a manifest as (severity, rule).
-pub fn worst_in_manifest(json: &str) -> Option<(Severity, String)> {
+/// Every finding of a manifest.
+pub fn manifest_findings(json: &str) -> Vec<mcp_scan_core::Finding> {
     let out = parse("t.json", "t", json);
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     let a = DescriptionAnalyzer::builtin().expect("rules");
     a.scan_manifest(&out.manifest)
         .into_iter()
         .flat_map(|e| e.findings)
+        .collect()
+}
+
+/// The worst finding of a manifest as (severity, rule).
+pub fn worst_in_manifest(json: &str) -> Option<(Severity, String)> {
+    manifest_findings(json)
+        .into_iter()
         .max_by(|x, y| x.severity.cmp(&y.severity))
         .map(|f| (f.severity, f.rule_id))
 }
