@@ -135,6 +135,7 @@ fn every_malicious_fixture_has_an_honest_twin_without_findings() {
         ("lowlevel_data_map", "lowlevel_data_map_honest"),
         ("inner_server_dispatch", "inner_server_dispatch_honest"),
         ("mastra_tools", "mastra_tools_honest"),
+        ("lowlevel_map_object", "lowlevel_map_object_honest"),
     ] {
         let (_, b) = scan(bad);
         let (_, g) = scan(good);

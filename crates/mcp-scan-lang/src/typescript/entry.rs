@@ -1504,12 +1504,11 @@ fn whole(
 fn map_arms(module: &Module, body: &[Stmt], span: Span) -> Vec<(String, Vec<Stmt>)> {
     let mut maps: Vec<(String, bool)> = Vec::new();
     walk_stmts(body, &mut |_| {}, &mut |e| {
-        if let ExprKind::Index { value, index } = &e.kind
-            && let ExprKind::Name(m) = &value.kind
+        if let Some((m, index)) = lookup_of(e)
             && (subject_names_tool(index) || matches!(index.kind, ExprKind::Name(_)))
             && !maps.iter().any(|(x, _)| x == m)
         {
-            maps.push((m.clone(), subject_names_tool(index)));
+            maps.push((m.to_string(), subject_names_tool(index)));
         }
     });
     for (m, by_name) in maps {
@@ -1532,6 +1531,24 @@ fn map_arms(module: &Module, body: &[Stmt], span: Span) -> Vec<(String, Vec<Stmt
             .collect();
     }
     Vec::new()
+}
+
+/// A lookup in a named map: `m[key]` or `m.get(key)` (a `Map`).
+fn lookup_of(e: &Expr) -> Option<(&str, &Expr)> {
+    match &e.kind {
+        ExprKind::Index { value, index } => match &value.kind {
+            ExprKind::Name(m) => Some((m, index)),
+            _ => None,
+        },
+        ExprKind::Call { callee, args } if args.len() == 1 => match &callee.kind {
+            ExprKind::Attribute { value, attr } if attr == "get" => match &value.kind {
+                ExprKind::Name(m) => Some((m, &args[0].value)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The keys of a module-level map literal whose every key is a string and every value a
@@ -1561,6 +1578,30 @@ fn map_entries(module: &Module, e: &Expr, out: &mut Vec<(String, Expr)>, depth: 
         return;
     }
     let e = resolve_const(module, e);
+    // `new Map([["a", fa], ...])`, `Object.fromEntries([["a", fa], ...])`.
+    if let ExprKind::Call { callee, args } = &e.kind
+        && callee
+            .dotted_path()
+            .is_some_and(|p| p == "Map" || p == "Object.fromEntries")
+    {
+        if let Some(a) = args.first()
+            && let ExprKind::List(pairs) = &resolve_const(module, &a.value).kind
+        {
+            for pair in pairs {
+                if let ExprKind::List(kv) | ExprKind::Tuple(kv) = &pair.kind
+                    && let [k, v] = kv.as_slice()
+                    && let Some(name) = const_str(module, k)
+                    && matches!(
+                        v.kind,
+                        ExprKind::Lambda(_) | ExprKind::Name(_) | ExprKind::Attribute { .. }
+                    )
+                {
+                    out.push((name, v.clone()));
+                }
+            }
+        }
+        return;
+    }
     if let ExprKind::Call { callee, .. } = &e.kind {
         for d in returned_dicts(module, callee) {
             map_entries(module, &d, out, depth + 1);
@@ -1674,9 +1715,7 @@ fn replace_lookup(stmts: &mut [Stmt], map: &str, with: &Expr) {
 }
 
 fn replace_in(e: &mut Expr, map: &str, with: &Expr) {
-    if let ExprKind::Index { value, .. } = &e.kind
-        && matches!(&value.kind, ExprKind::Name(n) if n == map)
-    {
+    if lookup_of(e).is_some_and(|(m, _)| m == map) {
         *e = Expr::new(with.kind.clone(), e.span);
         return;
     }
