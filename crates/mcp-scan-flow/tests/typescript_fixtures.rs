@@ -136,6 +136,7 @@ fn every_malicious_fixture_has_an_honest_twin_without_findings() {
         ("inner_server_dispatch", "inner_server_dispatch_honest"),
         ("mastra_tools", "mastra_tools_honest"),
         ("lowlevel_map_object", "lowlevel_map_object_honest"),
+        ("path_after_base_host", "path_after_base"),
     ] {
         let (_, b) = scan(bad);
         let (_, g) = scan(good);
@@ -347,4 +348,24 @@ fn constructor_style_server_tools_are_the_keys_of_its_tools_object() {
         .find(|r| r.target.name == "projectReadme")
         .unwrap();
     assert!(readme.findings.is_empty(), "{}", describe(&results));
+}
+
+#[test]
+fn parameters_in_the_path_after_a_configured_base_stay_path_segments_across_two_steps() {
+    let (_, results) = scan("path_after_base");
+    assert!(
+        results.iter().all(|r| r.findings.is_empty()),
+        "{}",
+        describe(&results)
+    );
+    // The same shape with the caller's host first: the destination is the caller's.
+    let (_, results) = scan("path_after_base_host");
+    let rules: Vec<&str> = results
+        .iter()
+        .flat_map(|r| r.findings.iter().map(|f| f.rule_id.as_str()))
+        .collect();
+    assert!(
+        rules.contains(&"MCPS-S007") && rules.contains(&"MCPS-S001"),
+        "{rules:?}"
+    );
 }
