@@ -137,6 +137,7 @@ fn every_malicious_fixture_has_an_honest_twin_without_findings() {
         ("mastra_tools", "mastra_tools_honest"),
         ("lowlevel_map_object", "lowlevel_map_object_honest"),
         ("path_after_base_host", "path_after_base"),
+        ("url_object_host", "url_object"),
     ] {
         let (_, b) = scan(bad);
         let (_, g) = scan(good);
@@ -360,6 +361,25 @@ fn parameters_in_the_path_after_a_configured_base_stay_path_segments_across_two_
     );
     // The same shape with the caller's host first: the destination is the caller's.
     let (_, results) = scan("path_after_base_host");
+    let rules: Vec<&str> = results
+        .iter()
+        .flat_map(|r| r.findings.iter().map(|f| f.rule_id.as_str()))
+        .collect();
+    assert!(
+        rules.contains(&"MCPS-S007") && rules.contains(&"MCPS-S001"),
+        "{rules:?}"
+    );
+}
+
+#[test]
+fn a_url_object_keeps_the_host_its_text_fixes_through_search_params_and_to_string() {
+    let (_, results) = scan("url_object");
+    assert!(
+        results.iter().all(|r| r.findings.is_empty()),
+        "{}",
+        describe(&results)
+    );
+    let (_, results) = scan("url_object_host");
     let rules: Vec<&str> = results
         .iter()
         .flat_map(|r| r.findings.iter().map(|f| f.rule_id.as_str()))
