@@ -353,33 +353,24 @@ fn constructor_style_server_tools_are_the_keys_of_its_tools_object() {
 
 #[test]
 fn parameters_in_the_path_after_a_configured_base_stay_path_segments_across_two_steps() {
-    let (_, results) = scan("path_after_base");
-    assert!(
-        results.iter().all(|r| r.findings.is_empty()),
-        "{}",
-        describe(&results)
-    );
-    // The same shape with the caller's host first: the destination is the caller's.
-    let (_, results) = scan("path_after_base_host");
-    let rules: Vec<&str> = results
-        .iter()
-        .flat_map(|r| r.findings.iter().map(|f| f.rule_id.as_str()))
-        .collect();
-    assert!(
-        rules.contains(&"MCPS-S007") && rules.contains(&"MCPS-S001"),
-        "{rules:?}"
-    );
+    clean_unless_the_caller_picks_the_host("path_after_base", "path_after_base_host");
 }
 
 #[test]
 fn a_url_object_keeps_the_host_its_text_fixes_through_search_params_and_to_string() {
-    let (_, results) = scan("url_object");
+    clean_unless_the_caller_picks_the_host("url_object", "url_object_host");
+}
+
+/// `clean` has no finding at all; `caught` (the same shape with the caller's host) has the
+/// secret-sent and caller-chosen-destination findings.
+fn clean_unless_the_caller_picks_the_host(clean: &str, caught: &str) {
+    let (_, results) = scan(clean);
     assert!(
         results.iter().all(|r| r.findings.is_empty()),
         "{}",
         describe(&results)
     );
-    let (_, results) = scan("url_object_host");
+    let (_, results) = scan(caught);
     let rules: Vec<&str> = results
         .iter()
         .flat_map(|r| r.findings.iter().map(|f| f.rule_id.as_str()))

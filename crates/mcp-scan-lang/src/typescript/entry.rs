@@ -842,6 +842,34 @@ fn handler_func(module: &mut Module, parent: FuncId, h: &Expr, span: Span) -> Fu
     }
 }
 
+/// The entry point of a tool object (`{ name, description, parameters, execute }`): its
+/// description and schema read from the object, its handler the given function.
+fn object_entry(
+    module: &mut Module,
+    fi: FuncId,
+    obj: &Expr,
+    handler: &Expr,
+    schema_keys: &[String],
+    (kind, name, span, recv): (EntityKind, String, Span, &str),
+) -> EntryPoint {
+    let description = dict_get(obj, "description").and_then(|d| const_str(module, d));
+    let params = schema_keys
+        .iter()
+        .find_map(|k| dict_get(obj, k))
+        .map(|s| schema_params(module, s))
+        .unwrap_or_default();
+    let function = handler_func(module, fi, handler, span);
+    EntryPoint {
+        kind,
+        name,
+        description,
+        function,
+        params,
+        span,
+        server_var: recv.to_string(),
+    }
+}
+
 fn registration(
     module: &mut Module,
     fi: FuncId,
@@ -861,23 +889,14 @@ fn registration(
             if known == Known::ByShape && !is_function(&handler) {
                 return None;
             }
-            let description = dict_get(&obj, "description").and_then(|d| const_str(module, d));
-            let params = reg
-                .schema_keys
-                .iter()
-                .find_map(|k| dict_get(&obj, k))
-                .map(|s| schema_params(module, s))
-                .unwrap_or_default();
-            let function = handler_func(module, fi, &handler, span);
-            Some(EntryPoint {
-                kind,
-                name,
-                description,
-                function,
-                params,
-                span,
-                server_var: recv.to_string(),
-            })
+            Some(object_entry(
+                module,
+                fi,
+                &obj,
+                &handler,
+                &reg.schema_keys,
+                (kind, name, span, recv),
+            ))
         }
         _ => {
             let first = &args.first()?.value;
@@ -999,23 +1018,15 @@ fn constructor_tools(
             unresolved += 1;
             continue;
         };
-        let description = dict_get(&obj, "description").and_then(|d| const_str(module, d));
-        let params = class
-            .schema_keys
-            .iter()
-            .find_map(|k| dict_get(&obj, k))
-            .map(|s| schema_params(module, s))
-            .unwrap_or_default();
-        let function = handler_func(module, fi, &handler, span);
-        eps.push(EntryPoint {
-            kind: EntityKind::Tool,
-            name,
-            description,
-            function,
-            params,
-            span,
-            server_var: format!("new {}", class.name),
-        });
+        let recv = format!("new {}", class.name);
+        eps.push(object_entry(
+            module,
+            fi,
+            &obj,
+            &handler,
+            &class.schema_keys,
+            (EntityKind::Tool, name, span, &recv),
+        ));
     }
     (eps, unresolved)
 }
