@@ -81,7 +81,12 @@ fn host_pinned(v: &Val) -> bool {
 /// no parameter chose (`{base_url}` from configuration, a client attribute) followed by a fixed
 /// `/` (`{base_url}/contacts/{id}`): a parameter after it lands in the path or query.
 fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
-    let no_param = !v.all_taint().keys().any(|l| l.starts_with("param:"));
+    // Parameters already placed after an anchored base (`{base}/projects/{id}`, then
+    // `{that}/notes/{n}`) sit in its path: they do not choose the destination either.
+    let no_param = !v
+        .all_taint()
+        .iter()
+        .any(|(l, t)| l.starts_with("param:") && !t.sanitized.contains(PINNED_HOST));
     let path_next = |t: &str| t.starts_with('/') && !t.starts_with("//");
     host_pinned(v)
         || (no_param
@@ -92,8 +97,19 @@ fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
         || (no_param
             && v.konst.as_deref().is_some_and(|k| {
                 k.strip_prefix(UNKNOWN)
-                    .is_some_and(|r| path_next(r) && !r.contains(UNKNOWN))
+                    .is_some_and(|r| path_next(r) && (!r.contains(UNKNOWN) || path_params(v)))
             }))
+}
+
+/// Whether the value carries parameters, each already placed after an anchored base (its
+/// unknown parts after the base are path segments, not a host).
+fn path_params(v: &Val) -> bool {
+    let all = v.all_taint();
+    all.iter().any(|(l, _)| l.starts_with("param:"))
+        && all
+            .iter()
+            .filter(|(l, _)| l.starts_with("param:"))
+            .all(|(_, t)| t.sanitized.contains(PINNED_HOST))
 }
 
 /// Parameters appended after a pinned host: they cannot choose the destination. (What the

@@ -35,6 +35,13 @@ struct ServerClass {
     #[allow(dead_code)]
     style: String,
     packages: Vec<String>,
+    /// Constructor style: the key of the constructor's config object holding the tools.
+    #[serde(default)]
+    tools_key: Option<String>,
+    #[serde(default)]
+    handler_key: Option<String>,
+    #[serde(default)]
+    schema_keys: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,6 +67,8 @@ struct LowLevel {
     call_schema: String,
     list_schema: String,
     schema_packages: Vec<String>,
+    #[serde(default)]
+    inner_fields: Vec<String>,
 }
 
 static TABLE: LazyLock<Result<Frameworks, String>> =
@@ -100,6 +109,8 @@ struct Ctx<'t> {
     t: &'t Frameworks,
     /// Local names (and `ns.Name` paths) of the server classes.
     classes: Vec<String>,
+    /// Local names of constructor-style classes (`new C({ tools })`) and their rows.
+    ctor_classes: Vec<(String, &'t ServerClass)>,
     call_schemas: Vec<String>,
     list_schemas: Vec<String>,
     servers: HashMap<String, Known>,
@@ -112,6 +123,40 @@ pub(crate) struct Found {
     pub gaps: Vec<CoverageGap>,
     /// Module-level names bound to a server object (what importers may register on).
     pub servers: Vec<String>,
+    /// CallTool handlers that hand the tool name to a function to split across the tree.
+    pub delegations: Vec<Delegation>,
+}
+
+/// A function a CallTool handler may delegate to: its module and the function.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub module: String,
+    pub func: FuncRef,
+    /// Per parameter position: the handler passes nothing of the request there (a server
+    /// object, a logger), so the parameter is not the caller's.
+    pub injected: Vec<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum FuncRef {
+    Id(FuncId),
+    Name(String),
+}
+
+/// A CallTool handler whose tools (all, or those its own `if`/`switch` does not name) are
+/// decided by a call it makes with the request: resolved over the whole tree
+/// ([`split_delegate`]); when no candidate splits, a coverage gap and `fallback`.
+#[derive(Debug)]
+pub(crate) struct Delegation {
+    pub module: String,
+    pub file: String,
+    pub line: u32,
+    pub recv: String,
+    pub candidates: Vec<Candidate>,
+    /// Tools the handler already split itself.
+    pub own: Vec<String>,
+    /// The whole-handler entry points used when no candidate splits (module `module`).
+    pub fallback: Vec<EntryPoint>,
 }
 
 /// Finds the entry points of `module` and appends them (and the synthetic functions of split
@@ -125,6 +170,7 @@ pub(crate) fn find_entry_points(
     let mut cx = Ctx {
         t,
         classes: Vec::new(),
+        ctor_classes: Vec::new(),
         call_schemas: Vec::new(),
         list_schemas: Vec::new(),
         servers: HashMap::new(),
@@ -132,11 +178,15 @@ pub(crate) fn find_entry_points(
     for imp in &module.imports {
         for c in &t.server_class {
             if in_package(&imp.module, &c.packages) {
-                match &imp.symbol {
-                    Some(s) if *s == c.name => cx.classes.push(imp.local.clone()),
-                    None => cx.classes.push(format!("{}.{}", imp.local, c.name)),
-                    _ => {}
+                let local = match &imp.symbol {
+                    Some(s) if *s == c.name => imp.local.clone(),
+                    None => format!("{}.{}", imp.local, c.name),
+                    _ => continue,
+                };
+                if c.tools_key.is_some() {
+                    cx.ctor_classes.push((local.clone(), c));
                 }
+                cx.classes.push(local);
             }
         }
         if in_package(&imp.module, &t.low_level.schema_packages) {
@@ -274,6 +324,24 @@ pub(crate) fn find_entry_points(
         let ExprKind::Call { callee, args } = &call.kind else {
             continue;
         };
+        if let Some(path) = callee.dotted_path()
+            && let Some((_, class)) = cx.ctor_classes.iter().find(|(l, _)| *l == path)
+        {
+            let (found_eps, unresolved) = constructor_tools(module, *fi, class, args, call.span);
+            sites += usize::from(!found_eps.is_empty() || unresolved > 0);
+            if unresolved > 0 {
+                found.gaps.push(CoverageGap {
+                    kind: GapKind::UnresolvedRegistration,
+                    file: Some(module.path.clone()),
+                    line: Some(call.span.start_line),
+                    reason: format!(
+                        "`new {path}(...)` is given {unresolved} tool(s) whose id or handler the scan cannot follow"
+                    ),
+                });
+            }
+            eps.extend(found_eps);
+            continue;
+        }
         let ExprKind::Attribute { value: recv, attr } = &callee.kind else {
             continue;
         };
@@ -282,7 +350,13 @@ pub(crate) fn find_entry_points(
         let Some(recv_path) = recv.dotted_path() else {
             continue;
         };
-        let known = cx.servers.get(&recv_path).copied();
+        // `mcpServer.server`: the low-level server inside a high-level one.
+        let known = cx.servers.get(&recv_path).copied().or_else(|| {
+            let (outer, field) = recv_path.rsplit_once('.')?;
+            (cx.t.low_level.inner_fields.iter().any(|f| f == field)
+                && cx.servers.get(outer) == Some(&Known::Server))
+            .then_some(Known::Server)
+        });
         let Some(known) = known else {
             // A call with a registration's exact shape on a receiver the scan cannot follow to
             // a server object, in a module that imports a server framework: tools may be
@@ -314,9 +388,12 @@ pub(crate) fn find_entry_points(
             {
                 sites += 1;
                 if let Some(h) = args.get(1) {
-                    let (found_eps, split) =
+                    let (found_eps, split, delegation) =
                         low_level(module, *fi, &h.value, call.span, &recv_path, &cx);
-                    if !split {
+                    if let Some(d) = delegation {
+                        // Split (or not) once the whole tree is known.
+                        found.delegations.push(d);
+                    } else if !split {
                         found.gaps.push(CoverageGap {
                             kind: GapKind::UnresolvedRegistration,
                             file: Some(module.path.clone()),
@@ -765,6 +842,34 @@ fn handler_func(module: &mut Module, parent: FuncId, h: &Expr, span: Span) -> Fu
     }
 }
 
+/// The entry point of a tool object (`{ name, description, parameters, execute }`): its
+/// description and schema read from the object, its handler the given function.
+fn object_entry(
+    module: &mut Module,
+    fi: FuncId,
+    obj: &Expr,
+    handler: &Expr,
+    schema_keys: &[String],
+    (kind, name, span, recv): (EntityKind, String, Span, &str),
+) -> EntryPoint {
+    let description = dict_get(obj, "description").and_then(|d| const_str(module, d));
+    let params = schema_keys
+        .iter()
+        .find_map(|k| dict_get(obj, k))
+        .map(|s| schema_params(module, s))
+        .unwrap_or_default();
+    let function = handler_func(module, fi, handler, span);
+    EntryPoint {
+        kind,
+        name,
+        description,
+        function,
+        params,
+        span,
+        server_var: recv.to_string(),
+    }
+}
+
 fn registration(
     module: &mut Module,
     fi: FuncId,
@@ -784,23 +889,14 @@ fn registration(
             if known == Known::ByShape && !is_function(&handler) {
                 return None;
             }
-            let description = dict_get(&obj, "description").and_then(|d| const_str(module, d));
-            let params = reg
-                .schema_keys
-                .iter()
-                .find_map(|k| dict_get(&obj, k))
-                .map(|s| schema_params(module, s))
-                .unwrap_or_default();
-            let function = handler_func(module, fi, &handler, span);
-            Some(EntryPoint {
-                kind,
-                name,
-                description,
-                function,
-                params,
-                span,
-                server_var: recv.to_string(),
-            })
+            Some(object_entry(
+                module,
+                fi,
+                &obj,
+                &handler,
+                &reg.schema_keys,
+                (kind, name, span, recv),
+            ))
         }
         _ => {
             let first = &args.first()?.value;
@@ -882,9 +978,62 @@ fn registration(
     }
 }
 
+/// The tools a constructor-style server is given (`new MCPServer({ tools: { id: tool } })`):
+/// one entry point per key whose value (an object literal, a constant bound to one, or a
+/// `createTool({...})` call on one) has a handler; the count of entries it cannot follow.
+fn constructor_tools(
+    module: &mut Module,
+    fi: FuncId,
+    class: &ServerClass,
+    args: &[Arg],
+    span: Span,
+) -> (Vec<EntryPoint>, usize) {
+    let (Some(cfg), Some(key), Some(hkey)) = (args.first(), &class.tools_key, &class.handler_key)
+    else {
+        return (Vec::new(), 0);
+    };
+    let cfg = with_spreads(module, resolve_const(module, &cfg.value), 0);
+    let Some(tools) = dict_get(&cfg, key) else {
+        return (Vec::new(), 0);
+    };
+    let tools = with_spreads(module, resolve_const(module, tools), 0);
+    let ExprKind::Dict(items) = &tools.kind else {
+        return (Vec::new(), 1);
+    };
+    let mut eps = Vec::new();
+    let mut unresolved = 0;
+    for (k, v) in items {
+        let Some(name) = k.as_ref().and_then(|k| const_str(module, k)) else {
+            unresolved += 1;
+            continue;
+        };
+        let mut obj = resolve_const(module, v);
+        if let ExprKind::Call { args, .. } = &obj.kind
+            && let Some(a) = args.first()
+        {
+            obj = resolve_const(module, &a.value);
+        }
+        let obj = with_spreads(module, obj, 0);
+        let Some(handler) = dict_get(&obj, hkey).filter(|h| is_function(h)).cloned() else {
+            unresolved += 1;
+            continue;
+        };
+        let recv = format!("new {}", class.name);
+        eps.push(object_entry(
+            module,
+            fi,
+            &obj,
+            &handler,
+            &class.schema_keys,
+            (EntityKind::Tool, name, span, &recv),
+        ));
+    }
+    (eps, unresolved)
+}
+
 /// Tool declarations in the module (`{ name: "x", description, inputSchema }` literals, as the
 /// `tools/list` handler returns them), by name.
-fn declared_tools(module: &Module) -> BTreeMap<String, (Option<String>, Vec<DeclaredParam>)> {
+fn declared_tools(module: &Module) -> Declared {
     let mut out = BTreeMap::new();
     for f in &module.functions {
         walk_stmts(&f.body, &mut |_| {}, &mut |e| {
@@ -902,7 +1051,9 @@ fn declared_tools(module: &Module) -> BTreeMap<String, (Option<String>, Vec<Decl
     out
 }
 
-/// Splits a `CallToolRequestSchema` handler per tool name.
+/// Splits a `CallToolRequestSchema` handler per tool name: on its own `switch`/`if`/handler
+/// map, or — when it hands the request to a function (`handleToolCall(name, args)`, in this
+/// module or another) — as a [`Delegation`] resolved over the tree.
 fn low_level(
     module: &mut Module,
     fi: FuncId,
@@ -910,12 +1061,8 @@ fn low_level(
     span: Span,
     recv: &str,
     _cx: &Ctx<'_>,
-) -> (Vec<EntryPoint>, bool) {
-    let hid = match &handler.kind {
-        ExprKind::Lambda(f) => Some(*f),
-        ExprKind::Name(n) => module.function_by_qualname(n),
-        _ => None,
-    };
+) -> (Vec<EntryPoint>, bool, Option<Delegation>) {
+    let hid = handler_id(module, handler, 0);
     let declared = declared_tools(module);
     let ep = |name: String, function: FuncId| {
         let (description, params) = declared.get(&name).cloned().unwrap_or_default();
@@ -931,20 +1078,26 @@ fn low_level(
     };
     let Some(hid) = hid else {
         let f = wrapper(module, fi, handler, span);
-        return (whole(declared.keys().cloned().collect(), f, ep), false);
+        return (
+            whole(declared.keys().cloned().collect(), f, ep),
+            false,
+            None,
+        );
     };
 
     let h = module.functions[hid].clone();
+    let body = module.functions[unwrapped(module, hid)].body.clone();
     let mut arms: Vec<(String, Vec<Stmt>)> = Vec::new();
-    find_arms(&h.body, &[], &declared, &mut arms, 0);
+    let mut residual: Vec<Stmt> = Vec::new();
+    find_arms(&body, &[], &declared, &mut arms, &mut residual, 0);
     if arms.is_empty() {
-        arms = map_arms(module, &h, span);
+        arms = map_arms(module, &body, h.span);
     }
-    if arms.is_empty() {
-        return (whole(declared.keys().cloned().collect(), hid, ep), false);
-    }
+    dedup_arms(&mut arms);
+    let rest = if arms.is_empty() { &body } else { &residual };
+    let candidates = delegates(module, hid, &h, &body, rest);
     let mut out = Vec::new();
-    for (name, body) in arms {
+    for (name, body) in &arms {
         let id = module.functions.len();
         let mut params = Vec::new();
         let mut pro = Vec::new();
@@ -986,7 +1139,7 @@ fn low_level(
                 span,
             });
         }
-        pro.extend(body);
+        pro.extend(body.iter().cloned());
         module.functions.push(Function {
             name: format!("<call_tool:{name}>"),
             qualname: format!("{}.<call_tool:{name}>", h.qualname),
@@ -999,9 +1152,349 @@ fn low_level(
             class: h.class.clone(),
             span: h.span,
         });
-        out.push(ep(name, id));
+        out.push(ep(name.clone(), id));
     }
-    (out, true)
+    if !candidates.is_empty() {
+        let fallback = if arms.is_empty() {
+            whole(declared.keys().cloned().collect(), hid, ep)
+        } else {
+            Vec::new()
+        };
+        let d = Delegation {
+            module: module.name.clone(),
+            file: module.path.clone(),
+            line: span.start_line,
+            recv: recv.to_string(),
+            candidates,
+            own: arms.iter().map(|(n, _)| n.clone()).collect(),
+            fallback,
+        };
+        return (out, true, Some(d));
+    }
+    if arms.is_empty() {
+        return (
+            whole(declared.keys().cloned().collect(), hid, ep),
+            false,
+            None,
+        );
+    }
+    (out, true, None)
+}
+
+/// The function a handler expression is: a function literal, a named function, or the
+/// function a wrapper call is given (`log.wrap("CallTool", monitor(async (req) => ...))`).
+fn handler_id(module: &Module, e: &Expr, depth: usize) -> Option<FuncId> {
+    if depth > 4 {
+        return None;
+    }
+    match &e.kind {
+        ExprKind::Lambda(f) => Some(*f),
+        ExprKind::Name(n) => module.function_by_qualname(n),
+        ExprKind::Call { args, .. } => args
+            .iter()
+            .rev()
+            .find_map(|a| handler_id(module, &a.value, depth + 1)),
+        _ => None,
+    }
+}
+
+/// The function whose body does the work: a body that only returns a helper's call on a
+/// function literal (`return __awaiter(this, void 0, void 0, function* () {...})`, a retry or
+/// timing wrapper) is that literal's.
+fn unwrapped(module: &Module, fid: FuncId) -> FuncId {
+    let mut cur = fid;
+    for _ in 0..4 {
+        let Some(f) = module.functions.get(cur) else {
+            break;
+        };
+        let [
+            Stmt {
+                kind: StmtKind::Return(Some(e)),
+                ..
+            },
+        ] = f.body.as_slice()
+        else {
+            break;
+        };
+        let e = match &e.kind {
+            ExprKind::Await(x) => x,
+            _ => e,
+        };
+        let ExprKind::Call { args, .. } = &e.kind else {
+            break;
+        };
+        match args.iter().find_map(|a| match a.value.kind {
+            ExprKind::Lambda(g) => Some(g),
+            _ => None,
+        }) {
+            Some(g) => cur = g,
+            None => break,
+        }
+    }
+    cur
+}
+
+/// Whether `e` reads one of `names`.
+fn mentions(e: &Expr, names: &[String]) -> bool {
+    let mut hit = false;
+    walk_expr(e, &mut |x| {
+        if let ExprKind::Name(n) = &x.kind
+            && names.contains(n)
+        {
+            hit = true;
+        }
+    });
+    hit
+}
+
+/// The calls of a CallTool handler (in `rest`: the statements its own dispatch leaves to
+/// others) that pass on the request or a value taken from it, to a function the scan can find:
+/// the functions the tool name may be dispatched in.
+fn delegates(
+    module: &Module,
+    hid: FuncId,
+    h: &Function,
+    body: &[Stmt],
+    rest: &[Stmt],
+) -> Vec<Candidate> {
+    let Some(req) = h
+        .params
+        .iter()
+        .find(|p| !p.receiver && p.name != super::RECEIVER)
+    else {
+        return Vec::new();
+    };
+    // Names bound from the request (`const { name, arguments: args } = request.params`).
+    let mut derived = vec![req.name.clone()];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        walk_stmts(
+            body,
+            &mut |s| {
+                if let StmtKind::Assign { targets, value } = &s.kind
+                    && mentions(value, &derived)
+                {
+                    for t in targets {
+                        walk_expr(t, &mut |x| {
+                            if let ExprKind::Name(n) = &x.kind
+                                && !derived.contains(n)
+                            {
+                                derived.push(n.clone());
+                                grew = true;
+                            }
+                        });
+                    }
+                }
+            },
+            &mut |_| {},
+        );
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    walk_stmts(rest, &mut |_| {}, &mut |e| {
+        if let ExprKind::Call { callee, args } = &e.kind
+            && args.iter().any(|a| mentions(&a.value, &derived))
+            && let Some((m, func)) = resolve_callee(module, hid, callee, 0)
+        {
+            let injected = args.iter().map(|a| !mentions(&a.value, &derived)).collect();
+            out.push(Candidate {
+                module: m,
+                func,
+                injected,
+            });
+        }
+    });
+    out
+}
+
+/// The value a name is bound to in `from` or the functions around it (the module last).
+fn binding(module: &Module, from: FuncId, n: &str) -> Option<Expr> {
+    let mut cur = Some(from);
+    let mut seen = 0;
+    while let Some(fid) = cur {
+        let f = module.functions.get(fid)?;
+        let mut found = None;
+        walk_stmts(
+            &f.body,
+            &mut |s| {
+                if let StmtKind::Assign { targets, value } = &s.kind
+                    && targets
+                        .iter()
+                        .any(|t| matches!(&t.kind, ExprKind::Name(x) if x == n))
+                {
+                    found = Some(value.clone());
+                }
+            },
+            &mut |_| {},
+        );
+        if found.is_some() {
+            return found;
+        }
+        seen += 1;
+        cur = if fid == Module::TOP_LEVEL || seen > 16 {
+            None
+        } else {
+            Some(f.parent.unwrap_or(Module::TOP_LEVEL))
+        };
+    }
+    None
+}
+
+/// The function a callee names, in this module or (through a relative import) another one:
+/// a function, a function literal bound to a name, a wrapper's call on one
+/// (`const h = log.wrapToolHandler(handleToolCall)`), `ns.f` of a namespace import.
+fn resolve_callee(
+    module: &Module,
+    from: FuncId,
+    callee: &Expr,
+    depth: usize,
+) -> Option<(String, FuncRef)> {
+    if depth > 4 {
+        return None;
+    }
+    match &callee.kind {
+        ExprKind::Name(n) => {
+            if let Some(v) = binding(module, from, n) {
+                match &v.kind {
+                    ExprKind::Lambda(g) => return Some((module.name.clone(), FuncRef::Id(*g))),
+                    ExprKind::Call { args, .. } => {
+                        return args
+                            .iter()
+                            .find_map(|a| resolve_callee(module, from, &a.value, depth + 1));
+                    }
+                    ExprKind::Name(_) | ExprKind::Attribute { .. } => {
+                        return resolve_callee(module, from, &v, depth + 1);
+                    }
+                    _ => {}
+                }
+            }
+            if module.function_by_qualname(n).is_some() {
+                return Some((module.name.clone(), FuncRef::Name(n.clone())));
+            }
+            module.imports.iter().find_map(|i| match &i.symbol {
+                Some(s) if i.local == *n && i.module.starts_with("./") && s != "default" => {
+                    Some((i.module.clone(), FuncRef::Name(s.clone())))
+                }
+                _ => None,
+            })
+        }
+        ExprKind::Attribute { value, attr } => {
+            let ExprKind::Name(ns) = &value.kind else {
+                return None;
+            };
+            module.imports.iter().find_map(|i| {
+                (i.local == *ns && i.symbol.is_none() && i.module.starts_with("./"))
+                    .then(|| (i.module.clone(), FuncRef::Name(attr.clone())))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Tool declarations of every module of the tree, by name (a dispatcher's tools may be listed
+/// in another module than the one that splits them).
+pub(crate) fn declared_in(modules: &[Module]) -> Declared {
+    let mut out = Declared::new();
+    for m in modules {
+        for (k, v) in declared_tools(m) {
+            out.entry(k).or_insert(v);
+        }
+    }
+    out
+}
+
+pub(crate) type Declared = BTreeMap<String, (Option<String>, Vec<DeclaredParam>)>;
+
+/// Splits the function a CallTool handler delegates to, in the module that defines it: one
+/// synthetic function per tool name its `switch`/`if`/map dispatches on (those in `skip`, the
+/// handler's own, left out). Its parameters the handler fills with something other than the
+/// request are marked injected.
+pub(crate) fn split_delegate(
+    module: &mut Module,
+    func: &FuncRef,
+    injected: &[bool],
+    recv: &str,
+    declared: &Declared,
+    skip: &[String],
+) -> Vec<EntryPoint> {
+    let fid = match func {
+        FuncRef::Id(g) => Some(*g),
+        FuncRef::Name(n) => module.function_by_qualname(n).or_else(|| {
+            match binding(module, Module::TOP_LEVEL, n).map(|v| v.kind) {
+                Some(ExprKind::Lambda(g)) => Some(g),
+                _ => None,
+            }
+        }),
+    };
+    let Some(fid) = fid.filter(|f| *f < module.functions.len()) else {
+        return Vec::new();
+    };
+    let f = module.functions[fid].clone();
+    let bid = unwrapped(module, fid);
+    let b = module.functions[bid].clone();
+    // A wrapper passing `arguments` on (`__awaiter(this, arguments, ..., function* (a, b))`)
+    // gives the literal the function's own arguments; a literal without parameters reads the
+    // function's as a closure.
+    let shape = if bid != fid && !b.params.is_empty() {
+        &b
+    } else {
+        &f
+    };
+    let mut arms = Vec::new();
+    let mut residual = Vec::new();
+    find_arms(&b.body, &[], declared, &mut arms, &mut residual, 0);
+    if arms.is_empty() {
+        arms = map_arms(module, &b.body, b.span);
+    }
+    dedup_arms(&mut arms);
+    let mut params = shape.params.clone();
+    let mut pos = 0;
+    for p in &mut params {
+        if p.receiver || p.name == super::RECEIVER {
+            continue;
+        }
+        if injected.get(pos).is_none_or(|i| *i) {
+            p.injected = true;
+        }
+        pos += 1;
+    }
+    let mut out = Vec::new();
+    for (name, body) in arms {
+        if skip.contains(&name) || out.iter().any(|e: &EntryPoint| e.name == name) {
+            continue;
+        }
+        let id = module.functions.len();
+        module.functions.push(Function {
+            name: format!("<call_tool:{name}>"),
+            qualname: format!("{}.<call_tool:{name}>", f.qualname),
+            params: params.clone(),
+            body,
+            decorators: Vec::new(),
+            docstring: None,
+            is_async: b.is_async,
+            parent: b.parent,
+            class: b.class.clone(),
+            span: b.span,
+        });
+        let (description, dparams) = declared.get(&name).cloned().unwrap_or_default();
+        out.push(EntryPoint {
+            kind: EntityKind::Tool,
+            name,
+            description,
+            function: id,
+            params: dparams,
+            span: f.span,
+            server_var: recv.to_string(),
+        });
+    }
+    out
+}
+
+/// A name dispatched twice (an early `if (name === "x")` that returns, then a `case "x"` that
+/// is never reached) keeps its first arm, the one that runs.
+fn dedup_arms(arms: &mut Vec<(String, Vec<Stmt>)>) {
+    let mut seen = std::collections::HashSet::new();
+    arms.retain(|(n, _)| seen.insert(n.clone()));
 }
 
 /// Every declared tool handled by the whole dispatcher, when it cannot be split: each tool is
@@ -1016,33 +1509,33 @@ fn whole(
 }
 
 /// A handler map (`const handlers = { a: handleA, ...others }; handlers[name](args)`): one arm
-/// per key, the dispatcher's body with the map lookup replaced by that key's function.
-fn map_arms(module: &Module, h: &Function, _span: Span) -> Vec<(String, Vec<Stmt>)> {
-    let mut maps: Vec<String> = Vec::new();
-    walk_stmts(&h.body, &mut |_| {}, &mut |e| {
-        if let ExprKind::Index { value, index } = &e.kind
-            && let ExprKind::Name(m) = &value.kind
+/// per key, the dispatcher's body with the map lookup replaced by that key's function. A map of
+/// data keyed by the tool name (`const kind = KINDS[name]`, every value a constant) gives one
+/// arm per key with the whole body: the name picks data, the code is the same.
+fn map_arms(module: &Module, body: &[Stmt], span: Span) -> Vec<(String, Vec<Stmt>)> {
+    let mut maps: Vec<(String, bool)> = Vec::new();
+    walk_stmts(body, &mut |_| {}, &mut |e| {
+        if let Some((m, index)) = lookup_of(e)
             && (subject_names_tool(index) || matches!(index.kind, ExprKind::Name(_)))
-            && !maps.contains(m)
+            && !maps.iter().any(|(x, _)| x == m)
         {
-            maps.push(m.clone());
+            maps.push((m.to_string(), subject_names_tool(index)));
         }
     });
-    for m in maps {
+    for (m, by_name) in maps {
+        let map = Expr::new(ExprKind::Name(m.clone()), span);
         let mut entries = Vec::new();
-        map_entries(
-            module,
-            &Expr::new(ExprKind::Name(m.clone()), h.span),
-            &mut entries,
-            0,
-        );
+        map_entries(module, &map, &mut entries, 0);
         if entries.is_empty() {
+            if by_name && let Some(keys) = data_keys(module, &map) {
+                return keys.into_iter().map(|k| (k, body.to_vec())).collect();
+            }
             continue;
         }
         return entries
             .into_iter()
             .map(|(name, f)| {
-                let mut body = h.body.clone();
+                let mut body = body.to_vec();
                 replace_lookup(&mut body, &m, &f);
                 (name, body)
             })
@@ -1051,12 +1544,82 @@ fn map_arms(module: &Module, h: &Function, _span: Span) -> Vec<(String, Vec<Stmt
     Vec::new()
 }
 
-/// The constant-keyed functions of a map literal, through spreads of other map constants.
+/// A lookup in a named map: `m[key]` or `m.get(key)` (a `Map`).
+fn lookup_of(e: &Expr) -> Option<(&str, &Expr)> {
+    match &e.kind {
+        ExprKind::Index { value, index } => match &value.kind {
+            ExprKind::Name(m) => Some((m, index)),
+            _ => None,
+        },
+        ExprKind::Call { callee, args } if args.len() == 1 => match &callee.kind {
+            ExprKind::Attribute { value, attr } if attr == "get" => match &value.kind {
+                ExprKind::Name(m) => Some((m, &args[0].value)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The keys of a module-level map literal whose every key is a string and every value a
+/// constant (a string, a number).
+fn data_keys(module: &Module, e: &Expr) -> Option<Vec<String>> {
+    let ExprKind::Dict(items) = &resolve_const(module, e).kind else {
+        return None;
+    };
+    let mut keys = Vec::new();
+    for (k, v) in items {
+        let k = k.as_ref()?.as_str()?;
+        if !matches!(
+            resolve_const(module, v).kind,
+            ExprKind::Str(_) | ExprKind::Number(_)
+        ) {
+            return None;
+        }
+        keys.push(k.to_string());
+    }
+    (!keys.is_empty()).then_some(keys)
+}
+
+/// The constant-keyed functions of a map literal, through spreads of other map constants and of
+/// factories' results (`...createLogsHandlers(api)`, a function returning a map literal).
 fn map_entries(module: &Module, e: &Expr, out: &mut Vec<(String, Expr)>, depth: usize) {
     if depth > 8 {
         return;
     }
-    let ExprKind::Dict(items) = &resolve_const(module, e).kind else {
+    let e = resolve_const(module, e);
+    // `new Map([["a", fa], ...])`, `Object.fromEntries([["a", fa], ...])`.
+    if let ExprKind::Call { callee, args } = &e.kind
+        && callee
+            .dotted_path()
+            .is_some_and(|p| p == "Map" || p == "Object.fromEntries")
+    {
+        if let Some(a) = args.first()
+            && let ExprKind::List(pairs) = &resolve_const(module, &a.value).kind
+        {
+            for pair in pairs {
+                if let ExprKind::List(kv) | ExprKind::Tuple(kv) = &pair.kind
+                    && let [k, v] = kv.as_slice()
+                    && let Some(name) = const_str(module, k)
+                    && matches!(
+                        v.kind,
+                        ExprKind::Lambda(_) | ExprKind::Name(_) | ExprKind::Attribute { .. }
+                    )
+                {
+                    out.push((name, v.clone()));
+                }
+            }
+        }
+        return;
+    }
+    if let ExprKind::Call { callee, .. } = &e.kind {
+        for d in returned_dicts(module, callee) {
+            map_entries(module, &d, out, depth + 1);
+        }
+        return;
+    }
+    let ExprKind::Dict(items) = &e.kind else {
         return;
     };
     for (k, v) in items {
@@ -1074,6 +1637,35 @@ fn map_entries(module: &Module, e: &Expr, out: &mut Vec<(String, Expr)>, depth: 
             None => map_entries(module, v, out, depth + 1),
         }
     }
+}
+
+/// The map literals a module function (or a function literal bound at module level) returns.
+fn returned_dicts(module: &Module, callee: &Expr) -> Vec<Expr> {
+    let ExprKind::Name(n) = &callee.kind else {
+        return Vec::new();
+    };
+    let fid = module
+        .function_by_qualname(n)
+        .or_else(|| match resolve_const(module, callee).kind {
+            ExprKind::Lambda(g) => Some(g),
+            _ => None,
+        });
+    let Some(f) = fid.and_then(|g| module.functions.get(g)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    walk_stmts(
+        &f.body,
+        &mut |s| {
+            if let StmtKind::Return(Some(e)) = &s.kind
+                && matches!(e.kind, ExprKind::Dict(_))
+            {
+                out.push(e.clone());
+            }
+        },
+        &mut |_| {},
+    );
+    out
 }
 
 fn replace_lookup(stmts: &mut [Stmt], map: &str, with: &Expr) {
@@ -1134,9 +1726,7 @@ fn replace_lookup(stmts: &mut [Stmt], map: &str, with: &Expr) {
 }
 
 fn replace_in(e: &mut Expr, map: &str, with: &Expr) {
-    if let ExprKind::Index { value, .. } = &e.kind
-        && matches!(&value.kind, ExprKind::Name(n) if n == map)
-    {
+    if lookup_of(e).is_some_and(|(m, _)| m == map) {
         *e = Expr::new(with.kind.clone(), e.span);
         return;
     }
@@ -1209,15 +1799,17 @@ fn subject_names_tool(subject: &Expr) -> bool {
 }
 
 /// Arms of the dispatch: `switch (name)` cases and `if (name === "x")` chains, with the
-/// statements before them (`prefix`) kept in front of each arm.
+/// statements before them (`prefix`) kept in front of each arm. What runs for the other names
+/// (a `default:` arm, the statements after an `if` chain) goes to `residual`.
 fn find_arms(
     stmts: &[Stmt],
     prefix: &[Stmt],
-    declared: &BTreeMap<String, (Option<String>, Vec<DeclaredParam>)>,
+    declared: &Declared,
     out: &mut Vec<(String, Vec<Stmt>)>,
+    residual: &mut Vec<Stmt>,
     depth: usize,
 ) {
-    if depth > 4 {
+    if depth > 8 {
         return;
     }
     for (i, s) in stmts.iter().enumerate() {
@@ -1239,6 +1831,11 @@ fn find_arms(
                             .is_some_and(|n| declared.contains_key(n))
                     });
                 if relevant && !names.is_empty() {
+                    for (a, arm_body) in arms.iter().zip(&joined) {
+                        if a.pattern.is_none() {
+                            residual.extend(arm_body.iter().cloned());
+                        }
+                    }
                     for (a, arm_body) in names {
                         if let Some(n) = a.pattern.as_ref().and_then(|p| p.as_str()) {
                             let mut body = pre.clone();
@@ -1246,6 +1843,7 @@ fn find_arms(
                             out.push((n.to_string(), body));
                         }
                     }
+                    then_rest(&stmts[i + 1..], &pre, declared, out, residual, depth);
                     return;
                 }
             }
@@ -1253,6 +1851,7 @@ fn find_arms(
                 let mut found = false;
                 let mut cur: Option<&Stmt> = Some(s);
                 let mut j = i;
+                let mut rest: Option<&[Stmt]> = None;
                 // `if/else if` chains and consecutive `if`s that each return.
                 while let Some(st) = cur {
                     let StmtKind::If { test, then, orelse } = &st.kind else {
@@ -1268,28 +1867,66 @@ fn find_arms(
                     let mut body = pre.clone();
                     body.extend(then.iter().cloned());
                     out.push((lit.to_string(), body));
+                    // The chain's remainder: an `else` that is not another name test, or the
+                    // statements after the last `if`.
                     cur = match orelse.as_slice() {
-                        [one] if matches!(one.kind, StmtKind::If { .. }) => Some(one),
+                        [one] if matches!(one.kind, StmtKind::If { .. }) => {
+                            rest = Some(std::slice::from_ref(one));
+                            Some(one)
+                        }
                         [] => {
                             j += 1;
+                            rest = Some(&stmts[j.min(stmts.len())..]);
                             stmts.get(j)
                         }
-                        _ => None,
+                        other => {
+                            rest = Some(other);
+                            None
+                        }
                     };
                 }
                 if found {
+                    then_rest(
+                        rest.unwrap_or_default(),
+                        &pre,
+                        declared,
+                        out,
+                        residual,
+                        depth,
+                    );
                     return;
                 }
             }
             StmtKind::Try { body, .. } => {
                 let before = out.len();
-                find_arms(body, &pre, declared, out, depth + 1);
+                find_arms(body, &pre, declared, out, residual, depth + 1);
                 if out.len() > before {
                     return;
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// The statements after a dispatch, for the names it did not take: a further dispatch there
+/// (`switch (name)` for one group of tools, then `if (name === "x")`, then another `switch`)
+/// adds its arms, with the statements in between in front; otherwise they are the residual.
+fn then_rest(
+    rest: &[Stmt],
+    pre: &[Stmt],
+    declared: &Declared,
+    out: &mut Vec<(String, Vec<Stmt>)>,
+    residual: &mut Vec<Stmt>,
+    depth: usize,
+) {
+    let before = out.len();
+    let mut more = Vec::new();
+    find_arms(rest, pre, declared, out, &mut more, depth + 1);
+    if out.len() > before {
+        residual.extend(more);
+    } else {
+        residual.extend(rest.iter().cloned());
     }
 }
 

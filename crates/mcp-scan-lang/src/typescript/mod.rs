@@ -176,6 +176,7 @@ fn resolve_modules(modules: &mut [Module]) -> Resolution {
     // Pass 2: with the names each module imports from those.
     let mut sites = 0;
     let mut gaps = Vec::new();
+    let mut delegations = Vec::new();
     for m in modules.iter_mut() {
         let imported: Vec<String> = m
             .imports
@@ -193,6 +194,7 @@ fn resolve_modules(modules: &mut [Module]) -> Resolution {
             Ok(found) => {
                 sites += found.sites;
                 gaps.extend(found.gaps);
+                delegations.extend(found.delegations);
             }
             Err(e) => gaps.push(mcp_scan_core::CoverageGap {
                 kind: mcp_scan_core::GapKind::UnresolvedRegistration,
@@ -200,6 +202,56 @@ fn resolve_modules(modules: &mut [Module]) -> Resolution {
                 line: None,
                 reason: e.to_string(),
             }),
+        }
+    }
+    // Pass 3: CallTool handlers that hand the tool name on, split where it is dispatched.
+    if !delegations.is_empty() {
+        let declared = entry::declared_in(modules);
+        for d in delegations {
+            let mut split = false;
+            for c in &d.candidates {
+                let Some(j) = modules.iter().position(|m| m.name == c.module) else {
+                    continue;
+                };
+                let eps = entry::split_delegate(
+                    &mut modules[j],
+                    &c.func,
+                    &c.injected,
+                    &d.recv,
+                    &declared,
+                    &d.own,
+                );
+                if !eps.is_empty() {
+                    modules[j].entry_points.extend(eps);
+                    split = true;
+                    break;
+                }
+            }
+            if split {
+                continue;
+            }
+            let n = d.fallback.len();
+            if let Some(m) = modules.iter_mut().find(|m| m.name == d.module) {
+                m.entry_points.extend(d.fallback);
+            }
+            gaps.push(mcp_scan_core::CoverageGap {
+                kind: mcp_scan_core::GapKind::UnresolvedRegistration,
+                file: Some(d.file),
+                line: Some(d.line),
+                reason: if d.own.is_empty() {
+                    format!(
+                        "the CallTool handler of `{}` is not split per tool (it hands the request to a function with no switch, if or handler map on the tool name the scan can follow){}",
+                        d.recv,
+                        if n == 0 { String::new() } else { format!("; its {n} listed tools are each reported with the whole handler") }
+                    )
+                } else {
+                    format!(
+                        "the CallTool handler of `{}` splits {} tool(s) itself and hands the others to a function the scan cannot split per tool",
+                        d.recv,
+                        d.own.len()
+                    )
+                },
+            });
         }
     }
     Resolution {

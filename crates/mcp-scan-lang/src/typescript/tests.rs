@@ -381,3 +381,40 @@ export function configureRepoTools(server) {
     // The computed name on a registration-shaped call is a gap, not silence.
     assert_eq!(gaps.len(), 1, "{gaps:?}");
 }
+
+#[test]
+fn a_handler_map_from_object_from_entries_splits_per_entry() {
+    let src = r#"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+async function first(args) { return 1; }
+const HANDLERS = Object.fromEntries([["first_tool", first], ["second_tool", async (args) => 2]]);
+const server = new Server({ name: "x", version: "1" }, { capabilities: { tools: {} } });
+server.setRequestHandler(CallToolRequestSchema, async (request) => HANDLERS[request.params.name](request.params.arguments));
+"#;
+    let m = lower("index.ts", src).expect("lowers");
+    assert_eq!(
+        names(&m),
+        vec![
+            (EntityKind::Tool, "first_tool".to_string()),
+            (EntityKind::Tool, "second_tool".to_string())
+        ]
+    );
+}
+
+#[test]
+fn a_handler_map_computed_at_run_time_stays_unsplit() {
+    let src = r#"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { plugins } from "some-plugin-host";
+const HANDLERS = Object.fromEntries(plugins.map((p) => [p.name, p.run]));
+const server = new Server({ name: "x", version: "1" }, { capabilities: { tools: {} } });
+server.setRequestHandler(CallToolRequestSchema, async (request) => HANDLERS[request.params.name](request.params.arguments));
+"#;
+    let m = TypeScriptAdapter.lower("index.ts", src).expect("lowers");
+    let mut mods = [m];
+    let gaps = resolve_modules(&mut mods).gaps;
+    assert!(mods[0].entry_points.is_empty(), "{:?}", names(&mods[0]));
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+}
