@@ -665,3 +665,19 @@ fn auto_picks_ebpf_for_root_on_a_kernel_with_btf() {
         Some(Backend::Ebpf)
     );
 }
+
+/// Loading is paid before the server's first system call, on every scan: the verifier's walk is
+/// most of it. The argv loop once made it 1.05 million instructions (0.3-0.8 s of start-up, a
+/// quarter of a whole scan of mcp-server-time); a change that brings such a walk back fails here.
+#[test]
+fn tracer_programs_pass_the_verifier_in_a_short_walk() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tracer = ebpf::start(&Config::default()).expect("the tracer loads");
+    let walked = tracer.verified_insns();
+    let _ = tracer.stop();
+    assert!(walked > 0, "the kernel reports the verifier's walk");
+    assert!(
+        walked < 100_000,
+        "the verifier walked {walked} instructions to load the tracer (13 thousand in session 12)"
+    );
+}
