@@ -288,10 +288,11 @@ fn wait_set(ring_epoll: i32, stop: &Stop) -> Option<std::os::fd::OwnedFd> {
 
 /// Where loading stands (it runs on the tracer's thread).
 enum Load {
-    Pending(mpsc::Receiver<Result<(MapHandle, u64), Error>>),
+    Pending(mpsc::Receiver<Result<(MapHandle, Vec<u32>), Error>>),
     Ready {
         tracked: MapHandle,
-        verified_insns: u64,
+        /// The kernel's ids of the loaded programs.
+        prog_ids: Vec<u32>,
     },
     Failed(String),
 }
@@ -339,12 +340,7 @@ impl Running {
         let mut load = self.load.lock().map_err(|_| Error::ThreadGone)?;
         if let Load::Pending(rx) = &*load {
             match rx.recv() {
-                Ok(Ok((tracked, verified_insns))) => {
-                    *load = Load::Ready {
-                        tracked,
-                        verified_insns,
-                    }
-                }
+                Ok(Ok((tracked, prog_ids))) => *load = Load::Ready { tracked, prog_ids },
                 Ok(Err(e)) => {
                     *load = Load::Failed(e.to_string());
                     return Err(e);
@@ -373,10 +369,14 @@ impl Running {
     /// Waits for the load (0 if it failed).
     pub fn verified_insns(&self) -> u64 {
         let _ = self.wait_loaded();
-        match self.load.lock().as_deref() {
-            Ok(Load::Ready { verified_insns, .. }) => *verified_insns,
-            _ => 0,
-        }
+        let ids = match self.load.lock().as_deref() {
+            Ok(Load::Ready { prog_ids, .. }) => prog_ids.clone(),
+            _ => return 0,
+        };
+        libbpf_rs::query::ProgInfoIter::default()
+            .filter(|i| ids.contains(&i.id))
+            .map(|i| u64::from(i.verified_insns))
+            .sum()
     }
 
     /// Detaches, drains what is queued and returns everything seen (the load's error if it
@@ -400,13 +400,13 @@ impl Drop for Running {
     }
 }
 
-type Ready = mpsc::Sender<Result<(MapHandle, u64), Error>>;
+type Ready = mpsc::Sender<Result<(MapHandle, Vec<u32>), Error>>;
 
-/// The verifier's walk over the loaded programs (0 where the kernel does not report it).
-fn verified_insns(skel: &bpf::TraceSkel<'_>) -> u64 {
+/// The kernel's ids of the loaded programs (for [`Running::verified_insns`]).
+fn prog_ids(skel: &bpf::TraceSkel<'_>) -> Vec<u32> {
     use std::os::fd::AsFd;
     let progs = &skel.progs;
-    let ids: Vec<u32> = [
+    [
         &progs.on_enter,
         &progs.on_exit,
         &progs.on_fork,
@@ -415,11 +415,7 @@ fn verified_insns(skel: &bpf::TraceSkel<'_>) -> u64 {
     ]
     .iter()
     .filter_map(|p| libbpf_rs::Program::id_from_fd(p.as_fd()).ok())
-    .collect();
-    libbpf_rs::query::ProgInfoIter::default()
-        .filter(|i| ids.contains(&i.id))
-        .map(|i| u64::from(i.verified_insns))
-        .sum()
+    .collect()
 }
 
 /// The tracer thread: owns the loaded object (the skeleton borrows it) for its whole life.
@@ -505,7 +501,7 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &Stop) -> TraceResult {
         }
     };
     let _ = take_log();
-    if ready.send(Ok((tracked, verified_insns(&skel)))).is_err() {
+    if ready.send(Ok((tracked, prog_ids(&skel)))).is_err() {
         return empty;
     }
     let waits = wait_set(rb.epoll_fd(), stop);
