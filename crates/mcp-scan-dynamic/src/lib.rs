@@ -247,6 +247,16 @@ pub fn scan(opts: &DynamicOptions) -> Result<DynamicOutcome, DynamicError> {
 }
 
 fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, DynamicError> {
+    scan_with(opts, seed, None)
+}
+
+/// One run; `fell_back` says why `auto` runs strace when an earlier attempt's eBPF tracer
+/// failed to load.
+fn scan_with(
+    opts: &DynamicOptions,
+    seed: u64,
+    fell_back: Option<String>,
+) -> Result<DynamicOutcome, DynamicError> {
     let rules = rules::RuntimeRules::load()
         .map_err(|e| DynamicError::Other(format!("built-in runtime rules do not load: {e}")))?;
     let Some(first) = opts.command.first() else {
@@ -294,6 +304,7 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
     } else {
         (None, None, None)
     };
+    let fallback = fallback.or(fell_back);
     let tracer: Option<Arc<dyn trace::Tracer>> = (backend == Some(Backend::Strace))
         .then(|| Arc::new(trace::Strace::default()) as Arc<dyn trace::Tracer>);
     let tracer_note = backend.map(|b| match &fallback {
@@ -334,7 +345,24 @@ fn scan_once(opts: &DynamicOptions, seed: u64) -> Result<DynamicOutcome, Dynamic
         on_launch: ebpf_run.as_ref().map(EbpfRun::hook),
     };
     let decoys = persona.lived_in_files();
-    let mut sb = sandbox::Sandbox::launch(&spec, &run)?;
+    let mut sb = match sandbox::Sandbox::launch(&spec, &run) {
+        Ok(sb) => sb,
+        // The eBPF tracer loads while the sandbox is prepared: a kernel that refuses it shows
+        // here, when the launch hook waits for it.
+        Err(e) => match ebpf_run.as_ref().and_then(EbpfRun::load_error) {
+            Some(why) if opts.tracer == TracerChoice::Auto => {
+                drop(spec);
+                drop(ebpf_run);
+                let strace = DynamicOptions {
+                    tracer: TracerChoice::Strace,
+                    ..opts.clone()
+                };
+                return scan_with(&strace, seed, Some(format!("eBPF did not load: {why}")));
+            }
+            Some(why) => return Err(tracer_error(format!("the eBPF tracer cannot run: {why}"))),
+            None => return Err(e.into()),
+        },
+    };
     // The hook's reference to the tracer goes with the spec (stopping needs the only one).
     drop(spec);
     let launched = sb.launched.clone();
@@ -664,6 +692,11 @@ impl EbpfRun {
         })
     }
 
+    /// Why the tracer did not load (waits for the load), if it did not.
+    fn load_error(&self) -> Option<String> {
+        self.running.wait_loaded().err().map(|e| e.to_string())
+    }
+
     /// Stops the tracer; the events strace would have seen, and the coverage gaps.
     fn finish(self, launched: &str, teardown_ns: u64) -> (ebpf::Converted, Vec<String>) {
         let result = Arc::try_unwrap(self.running)
@@ -693,6 +726,9 @@ impl EbpfRun {
 
 #[cfg(not(feature = "ebpf"))]
 impl EbpfRun {
+    fn load_error(&self) -> Option<String> {
+        Some("this build has no eBPF tracer".into())
+    }
     fn hook(&self) -> sandbox::LaunchHook {
         Arc::new(|_| Err("this build has no eBPF tracer".to_string()))
     }
@@ -745,7 +781,8 @@ fn start_tracer(opts: &DynamicOptions) -> Result<Backends, DynamicError> {
         Ok(Backend::Strace) => Ok((Some(Backend::Strace), None, None)),
         Ok(Backend::Ebpf) => {
             let offset = crate::ebpf::boot_to_epoch();
-            match bpf::start(&cfg) {
+            // Loads while the sandbox is prepared; the launch hook waits for it.
+            match bpf::start_loading(&cfg) {
                 Ok(r) => Ok((
                     Some(Backend::Ebpf),
                     Some(EbpfRun {

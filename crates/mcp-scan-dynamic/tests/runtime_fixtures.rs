@@ -1045,6 +1045,73 @@ fn server_exit_status_is_the_parents_wait_status() {
     }
 }
 
+/// The eBPF tracer loads while the sandbox is prepared, so a kernel that refuses it is known only
+/// at launch (here a ring buffer size that is no power-of-two number of pages, which the kernel
+/// rejects): `auto` then scans under strace and says why, an explicit `ebpf` is an error that
+/// names the reason and the fix (exit 2), as when the refusal came before the launch.
+#[test]
+#[ignore = "eBPF only: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
+fn ebpf_tracer_refused_at_launch_makes_auto_fall_back_to_strace_and_explicit_ebpf_fail() {
+    let dir = repo().join("fixtures/runtime/background_benign");
+    let mut opts = DynamicOptions::new(vec![
+        mcp2(),
+        dir.join("server.py").to_string_lossy().into_owned(),
+    ]);
+    opts.pin_dir = None;
+    opts.probes = false;
+    opts.calls = 1;
+    opts.second_run = mcp_scan_dynamic::second_run::SecondRun::Never;
+    opts.startup_timeout = Duration::from_secs(40);
+    opts.ebpf_ring_bytes = u32::MAX;
+
+    opts.tracer = TracerChoice::Auto;
+    let o = scan(&opts).expect("auto scans without the eBPF tracer");
+    let shown = describe(&o.report);
+    let note = o.tracer.clone().unwrap_or_default();
+    assert!(
+        note.starts_with(
+            "strace (eBPF did not load: the kernel refused the eBPF tracer while loading"
+        ) && note.contains("map 'events'"),
+        "{note}"
+    );
+    assert!(
+        o.report
+            .containment
+            .iter()
+            .any(|l| l.layer == "tracer" && l.detail == note),
+        "{shown}"
+    );
+    assert!(
+        o.events.iter().any(|e| e.path.is_some()),
+        "strace traced the server"
+    );
+    assert_eq!(
+        o.report.exit_kind(FailOn::default()),
+        ExitKind::Clean,
+        "{shown}"
+    );
+
+    opts.tracer = TracerChoice::Ebpf;
+    let err = match scan(&opts) {
+        Ok(o) => panic!(
+            "an explicit eBPF tracer that cannot load scanned:\n{}",
+            describe(&o.report)
+        ),
+        Err(e) => e,
+    };
+    let text = err.to_string();
+    assert!(
+        matches!(err, mcp_scan_dynamic::DynamicError::Sandbox(_)),
+        "exit 2: {text}"
+    );
+    assert!(
+        text.contains("the eBPF tracer cannot run: the kernel refused the eBPF tracer")
+            && text.contains("map 'events'"),
+        "{text}"
+    );
+    assert!(text.contains("--tracer strace"), "the fix: {text}");
+}
+
 /// The count in the eBPF tracer's coverage gap ("lost N of M records"), when there is one.
 fn lost_events(r: &Report) -> Option<(u64, String)> {
     let gap = r

@@ -51,6 +51,9 @@ pub enum Error {
     UnknownSyscall(String),
     #[error("the eBPF tracer thread ended unexpectedly")]
     ThreadGone,
+    /// The load failed earlier (its first waiter got the error itself).
+    #[error("{0}")]
+    LoadFailed(String),
 }
 
 fn log_tail(log: &str) -> String {
@@ -219,19 +222,99 @@ fn load_error(stage: &'static str, e: libbpf_rs::Error) -> Error {
 
 /// A running tracer. Dropping it without [`Running::stop`] detaches it and discards the events.
 pub struct Running {
-    tracked: MapHandle,
-    stop: Arc<AtomicBool>,
+    load: Mutex<Load>,
+    stop: Arc<Stop>,
     thread: Option<JoinHandle<TraceResult>>,
+}
+
+/// Tells the tracer's thread to stop, waking it at once (not at its next drain on the timer).
+struct Stop {
+    flag: AtomicBool,
+    /// An eventfd the thread waits on beside the ring buffer (None: it notices on the timer).
+    wake: Option<std::os::fd::OwnedFd>,
+}
+
+impl Stop {
+    fn new() -> Stop {
+        use std::os::fd::FromRawFd;
+        // SAFETY: eventfd returns a new descriptor (or -1), owned from here on.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        Stop {
+            flag: AtomicBool::new(false),
+            // SAFETY: a descriptor just created and not owned elsewhere.
+            wake: (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }),
+        }
+    }
+
+    fn set(&self) {
+        use std::os::fd::AsRawFd;
+        self.flag.store(true, Ordering::SeqCst);
+        if let Some(fd) = &self.wake {
+            let one = 1u64;
+            // SAFETY: an 8-byte write from a local to an eventfd we own.
+            unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        }
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+}
+
+/// An epoll set of the ring buffer's own epoll descriptor and the stop eventfd: waiting on it
+/// returns when records are signalled or when stopping (None: wait on the ring buffer alone).
+fn wait_set(ring_epoll: i32, stop: &Stop) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let wake = stop.wake.as_ref()?;
+    // SAFETY: epoll_create1 returns a new descriptor (or -1), owned from here on.
+    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    if ep < 0 {
+        return None;
+    }
+    // SAFETY: as above.
+    let ep = unsafe { std::os::fd::OwnedFd::from_raw_fd(ep) };
+    for fd in [ring_epoll, wake.as_raw_fd()] {
+        let mut ev = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: fd as u64,
+        };
+        // SAFETY: adds a live descriptor to our epoll set with a local event struct.
+        if unsafe { libc::epoll_ctl(ep.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) } != 0 {
+            return None;
+        }
+    }
+    Some(ep)
+}
+
+/// Where loading stands (it runs on the tracer's thread).
+enum Load {
+    Pending(mpsc::Receiver<Result<(MapHandle, Vec<u32>), Error>>),
+    Ready {
+        tracked: MapHandle,
+        /// The kernel's ids of the loaded programs.
+        prog_ids: Vec<u32>,
+    },
+    Failed(String),
 }
 
 /// Loads and attaches the tracer; events are recorded from now on for the configured processes.
 pub fn start(cfg: &Config) -> Result<Running, Error> {
+    let r = start_loading(cfg)?;
+    r.wait_loaded()?;
+    Ok(r)
+}
+
+/// Checks what loading needs ([`preflight`]) and starts loading on the tracer's thread without
+/// waiting for it: the caller prepares the traced processes meanwhile (the kernel's verifier and
+/// BTF parsing are most of the start-up). [`Running::track`] and [`Running::wait_loaded`] wait
+/// for it and return its error, if any.
+pub fn start_loading(cfg: &Config) -> Result<Running, Error> {
     preflight(cfg)?;
     let mut nrs = Vec::new();
     for s in &cfg.syscalls {
         nrs.push(syscalls::number(s).ok_or_else(|| Error::UnknownSyscall(s.clone()))?);
     }
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(Stop::new());
     let (tx, rx) = mpsc::channel();
     let cfg = cfg.clone();
     let stop2 = stop.clone();
@@ -239,31 +322,68 @@ pub fn start(cfg: &Config) -> Result<Running, Error> {
         .name("mcp-scan-ebpf".into())
         .spawn(move || run(&cfg, &nrs, &tx, &stop2))
         .map_err(|_| Error::ThreadGone)?;
-    match rx.recv() {
-        Ok(Ok(tracked)) => Ok(Running {
-            tracked,
-            stop,
-            thread: Some(thread),
-        }),
-        Ok(Err(e)) => {
-            let _ = thread.join();
-            Err(e)
-        }
-        Err(_) => Err(Error::ThreadGone),
-    }
+    Ok(Running {
+        load: Mutex::new(Load::Pending(rx)),
+        stop,
+        thread: Some(thread),
+    })
 }
 
 impl Running {
-    /// Traces process `pid` (and every process it creates from now on).
-    pub fn track(&self, pid: u32) -> Result<(), Error> {
-        self.tracked
-            .update(&pid.to_ne_bytes(), &[1u8], MapFlags::ANY)
-            .map_err(|e| load_error("adding a process to the traced set", e))
+    /// Waits until the programs are attached: events are recorded from then on. The first call
+    /// after a failed load returns its error, later ones [`Error::LoadFailed`] with its text.
+    pub fn wait_loaded(&self) -> Result<(), Error> {
+        self.loaded(|_| ())
     }
 
-    /// Detaches, drains what is queued and returns everything seen.
+    fn loaded<T>(&self, f: impl FnOnce(&MapHandle) -> T) -> Result<T, Error> {
+        let mut load = self.load.lock().map_err(|_| Error::ThreadGone)?;
+        if let Load::Pending(rx) = &*load {
+            match rx.recv() {
+                Ok(Ok((tracked, prog_ids))) => *load = Load::Ready { tracked, prog_ids },
+                Ok(Err(e)) => {
+                    *load = Load::Failed(e.to_string());
+                    return Err(e);
+                }
+                Err(_) => *load = Load::Failed(Error::ThreadGone.to_string()),
+            }
+        }
+        match &*load {
+            Load::Ready { tracked, .. } => Ok(f(tracked)),
+            Load::Failed(why) => Err(Error::LoadFailed(why.clone())),
+            Load::Pending(_) => Err(Error::ThreadGone),
+        }
+    }
+
+    /// Traces process `pid` (and every process it creates from now on); waits for the load.
+    pub fn track(&self, pid: u32) -> Result<(), Error> {
+        self.loaded(|tracked| {
+            tracked
+                .update(&pid.to_ne_bytes(), &[1u8], MapFlags::ANY)
+                .map_err(|e| load_error("adding a process to the traced set", e))
+        })?
+    }
+
+    /// Instructions the kernel's verifier walked to accept the programs, summed: loading costs
+    /// time in proportion (about a second per million on this machine), before the first event.
+    /// Waits for the load (0 if it failed).
+    pub fn verified_insns(&self) -> u64 {
+        let _ = self.wait_loaded();
+        let ids = match self.load.lock().as_deref() {
+            Ok(Load::Ready { prog_ids, .. }) => prog_ids.clone(),
+            _ => return 0,
+        };
+        libbpf_rs::query::ProgInfoIter::default()
+            .filter(|i| ids.contains(&i.id))
+            .map(|i| u64::from(i.verified_insns))
+            .sum()
+    }
+
+    /// Detaches, drains what is queued and returns everything seen (the load's error if it
+    /// failed).
     pub fn stop(mut self) -> Result<TraceResult, Error> {
-        self.stop.store(true, Ordering::SeqCst);
+        self.wait_loaded()?;
+        self.stop.set();
         match self.thread.take().map(|t| t.join()) {
             Some(Ok(r)) => Ok(r),
             _ => Err(Error::ThreadGone),
@@ -273,17 +393,33 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.stop.set();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
 }
 
-type Ready = mpsc::Sender<Result<MapHandle, Error>>;
+type Ready = mpsc::Sender<Result<(MapHandle, Vec<u32>), Error>>;
+
+/// The kernel's ids of the loaded programs (for [`Running::verified_insns`]).
+fn prog_ids(skel: &bpf::TraceSkel<'_>) -> Vec<u32> {
+    use std::os::fd::AsFd;
+    let progs = &skel.progs;
+    [
+        &progs.on_enter,
+        &progs.on_exit,
+        &progs.on_fork,
+        &progs.on_exec,
+        &progs.on_task_exit,
+    ]
+    .iter()
+    .filter_map(|p| libbpf_rs::Program::id_from_fd(p.as_fd()).ok())
+    .collect()
+}
 
 /// The tracer thread: owns the loaded object (the skeleton borrows it) for its whole life.
-fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResult {
+fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &Stop) -> TraceResult {
     let empty = TraceResult {
         events: Vec::new(),
         stats: TraceStats::default(),
@@ -365,12 +501,23 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
         }
     };
     let _ = take_log();
-    if ready.send(Ok(tracked)).is_err() {
+    if ready.send(Ok((tracked, prog_ids(&skel)))).is_err() {
         return empty;
     }
-    while !stop.load(Ordering::SeqCst) {
+    let waits = wait_set(rb.epoll_fd(), stop);
+    while !stop.is_set() {
         // Records wake the poll only in batches (see emit in trace.bpf.c): drain on a timer too.
-        let _ = rb.poll(Duration::from_millis(10));
+        match &waits {
+            Some(ep) => {
+                use std::os::fd::AsRawFd;
+                let mut evs = [libc::epoll_event { events: 0, u64: 0 }; 2];
+                // SAFETY: waits on our epoll set into a local array of its length.
+                unsafe { libc::epoll_wait(ep.as_raw_fd(), evs.as_mut_ptr(), 2, POLL_MS) };
+            }
+            None => {
+                let _ = rb.poll(Duration::from_millis(POLL_MS as u64));
+            }
+        }
         let _ = rb.consume();
     }
     // Detach first so nothing is queued after the final drain.
@@ -411,6 +558,9 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &AtomicBool) -> TraceResu
     stats.discarded = discarded;
     TraceResult { events, stats }
 }
+
+/// The longest wait between drains while records trickle in below the wake-up threshold.
+const POLL_MS: i32 = 10;
 
 // The record layout of trace.bpf.c (`struct rec_hdr`).
 const HDR: usize = 136;

@@ -665,3 +665,50 @@ fn auto_picks_ebpf_for_root_on_a_kernel_with_btf() {
         Some(Backend::Ebpf)
     );
 }
+
+/// Loading is paid before the server's first system call, on every scan: the verifier's walk is
+/// most of it. The argv loop once made it 1.05 million instructions (0.3-0.8 s of start-up, a
+/// quarter of a whole scan of mcp-server-time); a change that brings such a walk back fails here.
+#[test]
+fn tracer_programs_pass_the_verifier_in_a_short_walk() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tracer = ebpf::start(&Config::default()).expect("the tracer loads");
+    let walked = tracer.verified_insns();
+    let _ = tracer.stop();
+    assert!(walked > 0, "the kernel reports the verifier's walk");
+    assert!(
+        walked < 100_000,
+        "the verifier walked {walked} instructions to load the tracer (13 thousand in session 12)"
+    );
+}
+
+/// Loading runs while the caller prepares the traced processes: a kernel that refuses the
+/// tracer (here a ring buffer size that is no power-of-two number of pages, which libbpf passes
+/// on as given) is reported to whoever waits for it, first with the error itself, then with its
+/// text; nothing is traced.
+#[test]
+fn tracer_the_kernel_refuses_while_loading_in_the_background_reports_why_to_every_waiter() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cfg = Config {
+        ring_bytes: u32::MAX,
+        ..Config::default()
+    };
+    let tracer = ebpf::start_loading(&cfg).expect("the preflight passes");
+    let first = tracer
+        .track(std::process::id())
+        .expect_err("the load fails");
+    assert!(
+        matches!(first, Error::Load { .. }),
+        "the kernel's refusal, with its stage: {first}"
+    );
+    let again = tracer.wait_loaded().expect_err("still failed");
+    assert_eq!(again.to_string(), first.to_string());
+    assert!(
+        tracer.stop().is_err(),
+        "a tracer that never loaded has no trace"
+    );
+    assert!(
+        ebpf::start(&cfg).is_err(),
+        "the blocking start reports it too"
+    );
+}

@@ -237,11 +237,13 @@ static __always_inline void user_bytes(struct rec *r, u16 kind, const void *ptr,
 static __always_inline void user_argv(struct rec *r, const char *const *argv)
 {
 	u32 start = used(r);
-	u32 off = start;
 	if (start + ARG_STR_MAX > CAP || r->h.nblobs >= BLOBS_MAX) {
 		r->h.flags |= F_TRUNCATED;
 		return;
 	}
+	/* The running offset lives in r->h.used, reloaded every round: in a register its range
+	 * would differ on every round and the verifier would walk each way out of the loop to the
+	 * end of the program separately (800k instructions, most of the tracer's start-up). */
 	for (int i = 0; i < ARGV_MAX; i++) {
 		const char *a = 0;
 		if (bpf_probe_read_user(&a, sizeof(a), &argv[i])) {
@@ -251,11 +253,12 @@ static __always_inline void user_argv(struct rec *r, const char *const *argv)
 		}
 		if (!a)
 			break;
+		asm volatile("" ::: "memory");
+		u32 off = r->h.used;
 		if (off + ARG_STR_MAX > CAP) {
 			r->h.flags |= F_TRUNCATED;
 			break;
 		}
-		barrier_var(off);
 		long n = bpf_probe_read_user_str(&r->data[off & (CAP - 1)], ARG_STR_MAX, a);
 		if (n <= 0) {
 			r->h.flags |= F_UNREADABLE;
@@ -264,11 +267,14 @@ static __always_inline void user_argv(struct rec *r, const char *const *argv)
 		}
 		if (n >= ARG_STR_MAX)
 			r->h.flags |= F_TRUNCATED;
-		off += n;
+		r->h.used = off + n;
 		if (i == ARGV_MAX - 1)
 			r->h.flags |= F_TRUNCATED;
 	}
-	add_blob(r, B_ARGV, off - start);
+	asm volatile("" ::: "memory");
+	u32 len = r->h.used - start;
+	r->h.used = start;
+	add_blob(r, B_ARGV, len);
 }
 
 /* i_mode of the file behind descriptor `fd` of the current task (0 if none). */
@@ -381,8 +387,23 @@ static __always_inline u32 str_mask(u32 nr)
 	return 0;
 }
 
-/* Reads what the call's arguments point to. Called at exit for most calls: by then the kernel
- * has copied (and so faulted in) the user memory, which a tracepoint may not fault in itself. */
+/* exec's path and argv, read at entry (exec replaces the memory they are in). Kept apart from
+ * fill: each program is verified path by path, and the argv loop and fill's switch in one
+ * program cost most of the tracer's start-up (docs/benchmarks.md, session 12). */
+static __always_inline void fill_exec(struct rec *r, u32 nr, const u64 *a)
+{
+	if (nr == NR_execve) {
+		user_str(r, (const void *)a[0]);
+		user_argv(r, (const char *const *)a[1]);
+	} else if (nr == NR_execveat) {
+		user_str(r, (const void *)a[1]);
+		user_argv(r, (const char *const *)a[2]);
+	}
+}
+
+/* Reads what the call's arguments point to, for every call but exec (fill_exec). Called at exit:
+ * by then the kernel has copied (and so faulted in) the user memory, which a tracepoint may not
+ * fault in itself. */
 static __always_inline void fill(struct rec *r, u32 nr, const u64 *a)
 {
 	u32 mask = str_mask(nr);
@@ -391,12 +412,6 @@ static __always_inline void fill(struct rec *r, u32 nr, const u64 *a)
 			user_str(r, (const void *)a[i]);
 	}
 	switch (nr) {
-	case NR_execve:
-		user_argv(r, (const char *const *)a[1]);
-		break;
-	case NR_execveat:
-		user_argv(r, (const char *const *)a[2]);
-		break;
 	case NR_openat2:
 		user_bytes(r, B_OPEN_HOW, (const void *)a[2], 24, 24);
 		break;
@@ -470,7 +485,7 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 			return 0;
 		for (int i = 0; i < 6; i++)
 			r->h.args[i] = c.args[i];
-		fill(r, nr, c.args);
+		fill_exec(r, nr, c.args);
 		emit(r);
 		return 0;
 	}
