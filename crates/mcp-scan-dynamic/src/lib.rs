@@ -94,6 +94,9 @@ pub struct DynamicOptions {
     /// run is INCOMPLETE. The eBPF tracer keeps at most `max_trace_bytes / 128` events (strace's
     /// lines are about that long), so memory stays bounded under a flood.
     pub ebpf_ring_bytes: u32,
+    /// A pause before every drain of the eBPF ring (zero: none). Only for tests of the loss
+    /// accounting, which need a reader that falls behind on any machine.
+    pub ebpf_drain_delay: Duration,
 }
 
 impl DynamicOptions {
@@ -121,6 +124,7 @@ impl DynamicOptions {
             second_run: second_run::SecondRun::Auto,
             tracer: TracerChoice::Strace,
             ebpf_ring_bytes: 16 << 20,
+            ebpf_drain_delay: Duration::ZERO,
         }
     }
 }
@@ -750,6 +754,7 @@ fn ebpf_config(opts: &DynamicOptions) -> mcp_scan_trace::ebpf::Config {
             .map(|s| s.to_string())
             .collect(),
         ring_bytes: opts.ebpf_ring_bytes,
+        drain_delay: opts.ebpf_drain_delay,
         max_events: (opts.max_trace_bytes / 128).max(1),
         ..Default::default()
     }

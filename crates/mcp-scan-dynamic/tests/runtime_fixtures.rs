@@ -1146,10 +1146,12 @@ fn a_million_system_calls_under_ebpf_end_incomplete_with_the_lost_count_never_cl
     opts.second_run = mcp_scan_dynamic::second_run::SecondRun::Never;
     opts.timeout = Duration::from_secs(90);
     opts.startup_timeout = Duration::from_secs(40);
-    // One page holds about twenty records, against four workers flooding on two cores (here:
-    // 71% lost). A 64 KiB ring against one worker lost only 8% here under load, since the reader
-    // nearly keeps pace with a single Python loop, and failed once in CI, likely by losing none.
+    // One page holds about twenty records, and the reader pauses 20 ms before every drain: the
+    // flood overflows the ring on any machine. Without the pause a fast idle reader keeps up
+    // (a 64 KiB ring lost 0 of 1M records with a real-time reader, and the test failed once in
+    // CI, likely that way).
     opts.ebpf_ring_bytes = 4 << 10;
+    opts.ebpf_drain_delay = Duration::from_millis(20);
     let small = scan(&opts).expect("scan");
     let shown = describe(&small.report);
     assert_eq!(small.tracer.as_deref(), Some("ebpf"), "{shown}");
@@ -1172,9 +1174,10 @@ fn a_million_system_calls_under_ebpf_end_incomplete_with_the_lost_count_never_cl
         "{shown}"
     );
 
-    // The default ring: complete with nothing lost, or INCOMPLETE with the count; never clean
-    // with a loss.
+    // The default ring and reader: complete with nothing lost, or INCOMPLETE with the count;
+    // never clean with a loss.
     opts.ebpf_ring_bytes = DynamicOptions::new(Vec::new()).ebpf_ring_bytes;
+    opts.ebpf_drain_delay = Duration::ZERO;
     let whole = scan(&opts).expect("scan");
     let shown = describe(&whole.report);
     eprintln!("default ring: {:?}", lost_events(&whole.report));

@@ -81,6 +81,10 @@ pub struct Config {
     /// Events kept at most (memory stays bounded under a flood); records past it are counted in
     /// [`TraceStats::discarded`] and the trace is incomplete.
     pub max_events: usize,
+    /// A pause before every drain of the ring: a reader that falls behind, for the tests of the
+    /// loss accounting (whether a fast reader keeps up with a flood depends on the machine).
+    /// Zero in every real run.
+    pub drain_delay: Duration,
 }
 
 impl Default for Config {
@@ -92,6 +96,7 @@ impl Default for Config {
             btf_path: PathBuf::from("/sys/kernel/btf/vmlinux"),
             ring_bytes: 16 << 20,
             max_events: usize::MAX,
+            drain_delay: Duration::ZERO,
         }
     }
 }
@@ -506,6 +511,9 @@ fn run(cfg: &Config, nrs: &[u32], ready: &Ready, stop: &Stop) -> TraceResult {
     }
     let waits = wait_set(rb.epoll_fd(), stop);
     while !stop.is_set() {
+        if !cfg.drain_delay.is_zero() {
+            std::thread::sleep(cfg.drain_delay);
+        }
         // Records wake the poll only in batches (see emit in trace.bpf.c): drain on a timer too.
         match &waits {
             Some(ep) => {
