@@ -71,6 +71,38 @@ pub fn hex_decode(s: &[u8]) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// The maximal runs of bytes accepted by `ok`, at least `min` long, as ranges of `data` (with an
+/// ASCII `ok`, a range of a `str` is on character boundaries).
+pub fn runs(data: &[u8], min: usize, ok: impl Fn(u8) -> bool) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        if ok(data[i]) {
+            let s = i;
+            while i < data.len() && ok(data[i]) {
+                i += 1;
+            }
+            if i - s >= min {
+                out.push(s..i);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// ROT13 of the ASCII letters; every other byte stays (so UTF-8 stays UTF-8).
+pub fn rot13(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .map(|&c| match c {
+            b'a'..=b'z' => b'a' + (c - b'a' + 13) % 26,
+            b'A'..=b'Z' => b'A' + (c - b'A' + 13) % 26,
+            _ => c,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

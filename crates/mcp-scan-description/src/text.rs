@@ -361,25 +361,12 @@ fn hex_decode(run: &str) -> Option<Vec<u8>> {
     mcp_scan_core::codec::hex_decode(run.as_bytes())
 }
 
-/// Maximal runs of bytes accepted by `ok`, at least `min` long.
+/// Maximal runs of bytes accepted by `ok` (ASCII), at least `min` long.
 fn runs(text: &str, min: usize, ok: impl Fn(u8) -> bool) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if ok(b[i]) {
-            let s = i;
-            while i < b.len() && ok(b[i]) {
-                i += 1;
-            }
-            if i - s >= min {
-                out.push(&text[s..i]);
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
+    mcp_scan_core::codec::runs(text.as_bytes(), min, ok)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect()
 }
 
 /// Escaped sequences (`%41`, `\x41`, `\u0041`) decoded in place, when the text has a run of
@@ -426,13 +413,7 @@ fn unescape(text: &str) -> Option<String> {
 }
 
 fn rot13(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            'a'..='m' | 'A'..='M' => (c as u8 + 13) as char,
-            'n'..='z' | 'N'..='Z' => (c as u8 - 13) as char,
-            _ => c,
-        })
-        .collect()
+    String::from_utf8_lossy(&mcp_scan_core::codec::rot13(text.as_bytes())).into_owned()
 }
 
 /// Common English words as they read after rot13 ("the" is "gur"): several of them in a text

@@ -143,16 +143,6 @@ fn base85_fragments(token: &[u8], alphabet: Option<&[u8; 85]>) -> Vec<String> {
         .collect()
 }
 
-fn rot13(s: &[u8]) -> Vec<u8> {
-    s.iter()
-        .map(|&c| match c {
-            b'a'..=b'z' => b'a' + (c - b'a' + 13) % 26,
-            b'A'..=b'Z' => b'A' + (c - b'A' + 13) % 26,
-            _ => c,
-        })
-        .collect()
-}
-
 /// `a[i] ^ a[i + 1]`: what XOR with a one-byte key leaves unchanged.
 fn differences(a: &[u8]) -> Vec<u8> {
     a.windows(2).map(|w| w[0] ^ w[1]).collect()
@@ -164,30 +154,6 @@ const RUN_MAX: usize = 1 << 16;
 const DECODED_MAX: usize = 4 << 20;
 /// A decompressed run is read up to this size.
 const INFLATED_MAX: u64 = 1 << 20;
-
-/// Maximal runs of bytes for which `keep` holds, at least `min` long.
-fn runs(data: &[u8], min: usize, keep: impl Fn(u8) -> bool) -> Vec<&[u8]> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, &b) in data.iter().enumerate() {
-        match (keep(b), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                if i - s >= min {
-                    out.push(&data[s..i]);
-                }
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start
-        && data.len() - s >= min
-    {
-        out.push(&data[s..]);
-    }
-    out
-}
 
 /// A run of digits and letters read as one base-36 number, as bytes (big-endian).
 fn base36_decode(run: &[u8]) -> Vec<u8> {
@@ -298,7 +264,7 @@ impl CanarySet {
                 needles.push((frag.into_bytes(), i, "base64 of reversed"));
             }
             for form in [t, upper.as_slice()] {
-                needles.push((rot13(form), i, "rot13"));
+                needles.push((codec::rot13(form), i, "rot13"));
                 for frag in base85_fragments(form, Some(B85)) {
                     needles.push((frag.into_bytes(), i, "base85"));
                 }
@@ -336,39 +302,52 @@ impl CanarySet {
         let mut hits = self.find_literal(data);
         self.find_xor(data, "xor", &mut hits);
         let mut budget = DECODED_MAX;
-        // (decoded bytes, label of a literal hit in them, label of an XOR hit in them)
-        let mut decoded: Vec<(Vec<u8>, &'static str, &'static str)> = Vec::new();
-        let b64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_');
-        for run in runs(data, 24, b64) {
-            // Where the base64 starts inside the run (`s=H4sI…`) is not known: every alignment.
-            for skip in 0..4 {
-                if let Some(d) = codec::base64_decode(&run[skip..run.len().min(RUN_MAX)]) {
-                    decoded.push((d, "in base64", "xor in base64"));
-                }
-            }
-        }
-        for run in runs(data, 32, |c| c.is_ascii_hexdigit()) {
-            let run = &run[..run.len().min(RUN_MAX) & !1];
-            if let Some(d) = codec::hex_decode(run) {
-                decoded.push((d, "in hex", "xor in hex"));
-            }
-        }
-        // Base 36 only where the run is not hex already (its digits reach past `f`).
-        for run in runs(data, 30, |c| c.is_ascii_alphanumeric()) {
-            if run.len() <= 4096 && run.iter().any(|c| c.to_ascii_lowercase() > b'f') {
-                decoded.push((base36_decode(run), "in base36", "xor in base36"));
-            }
-        }
-        for (d, label, xor_label) in decoded {
+        // Searches one decoded run (and what it inflates to); false once every canary is found or
+        // the budget is spent, which ends the decoding too.
+        let mut search = |hits: &mut Vec<CanaryHit>, d: Vec<u8>, label, xor_label| -> bool {
             if hits.len() == self.canaries.len() || budget < d.len() {
-                break;
+                return false;
             }
             budget -= d.len();
-            merge(&mut hits, self.find_literal(&d), label);
-            self.find_xor(&d, xor_label, &mut hits);
+            merge(hits, self.find_literal(&d), label);
+            self.find_xor(&d, xor_label, hits);
             if let Some(z) = inflate(&d) {
-                merge(&mut hits, self.find_literal(&z), "in gzip");
-                self.find_xor(&z, "xor in gzip", &mut hits);
+                merge(hits, self.find_literal(&z), "in gzip");
+                self.find_xor(&z, "xor in gzip", hits);
+            }
+            true
+        };
+        let b64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_');
+        'decode: {
+            for r in codec::runs(data, 24, b64) {
+                let run = &data[r];
+                // Where the base64 starts inside the run (`s=H4sI…`) is not known: every alignment.
+                for skip in 0..4 {
+                    if let Some(d) = codec::base64_decode(&run[skip..run.len().min(RUN_MAX)])
+                        && !search(&mut hits, d, "in base64", "xor in base64")
+                    {
+                        break 'decode;
+                    }
+                }
+            }
+            for r in codec::runs(data, 32, |c| c.is_ascii_hexdigit()) {
+                let run = &data[r];
+                let run = &run[..run.len().min(RUN_MAX) & !1];
+                if let Some(d) = codec::hex_decode(run)
+                    && !search(&mut hits, d, "in hex", "xor in hex")
+                {
+                    break 'decode;
+                }
+            }
+            // Base 36 only where the run is not hex already (its digits reach past `f`).
+            for r in codec::runs(data, 30, |c| c.is_ascii_alphanumeric()) {
+                let run = &data[r];
+                if run.len() <= 4096
+                    && run.iter().any(|c| c.to_ascii_lowercase() > b'f')
+                    && !search(&mut hits, base36_decode(run), "in base36", "xor in base36")
+                {
+                    break 'decode;
+                }
             }
         }
         hits
