@@ -1045,14 +1045,10 @@ fn server_exit_status_is_the_parents_wait_status() {
     }
 }
 
-/// The eBPF tracer loads while the sandbox is prepared, so a kernel that refuses it is known only
-/// at launch (here a ring buffer size that is no power-of-two number of pages, which the kernel
-/// rejects): `auto` then scans under strace and says why, an explicit `ebpf` is an error that
-/// names the reason and the fix (exit 2), as when the refusal came before the launch.
-#[test]
-#[ignore = "eBPF only: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
-fn ebpf_tracer_refused_at_launch_makes_auto_fall_back_to_strace_and_explicit_ebpf_fail() {
-    let dir = repo().join("fixtures/runtime/background_benign");
+/// Options for one valid call of each tool of fixture `name` (mcp 2.x), without probes, pins or
+/// a second run: the tracer tests below judge the trace, not the exercise.
+fn one_valid_call(name: &str) -> DynamicOptions {
+    let dir = repo().join("fixtures/runtime").join(name);
     let mut opts = DynamicOptions::new(vec![
         mcp2(),
         dir.join("server.py").to_string_lossy().into_owned(),
@@ -1062,6 +1058,17 @@ fn ebpf_tracer_refused_at_launch_makes_auto_fall_back_to_strace_and_explicit_ebp
     opts.calls = 1;
     opts.second_run = mcp_scan_dynamic::second_run::SecondRun::Never;
     opts.startup_timeout = Duration::from_secs(40);
+    opts
+}
+
+/// The eBPF tracer loads while the sandbox is prepared, so a kernel that refuses it is known only
+/// at launch (here a ring buffer size that is no power-of-two number of pages, which the kernel
+/// rejects): `auto` then scans under strace and says why, an explicit `ebpf` is an error that
+/// names the reason and the fix (exit 2), as when the refusal came before the launch.
+#[test]
+#[ignore = "eBPF only: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
+fn ebpf_tracer_refused_at_launch_makes_auto_fall_back_to_strace_and_explicit_ebpf_fail() {
+    let mut opts = one_valid_call("background_benign");
     opts.ebpf_ring_bytes = u32::MAX;
 
     opts.tracer = TracerChoice::Auto;
@@ -1134,18 +1141,9 @@ fn lost_events(r: &Report) -> Option<(u64, String)> {
 #[test]
 #[ignore = "eBPF only: needs a machine that can load BPF (root, or CAP_BPF+CAP_PERFMON); scripts/test runs it there"]
 fn a_million_system_calls_under_ebpf_end_incomplete_with_the_lost_count_never_clean() {
-    let dir = repo().join("fixtures/runtime/hostile_flood");
-    let mut opts = DynamicOptions::new(vec![
-        mcp2(),
-        dir.join("server.py").to_string_lossy().into_owned(),
-    ]);
+    let mut opts = one_valid_call("hostile_flood");
     opts.tracer = TracerChoice::Ebpf;
-    opts.pin_dir = None;
-    opts.probes = false;
-    opts.calls = 1;
-    opts.second_run = mcp_scan_dynamic::second_run::SecondRun::Never;
     opts.timeout = Duration::from_secs(90);
-    opts.startup_timeout = Duration::from_secs(40);
     // One page holds about twenty records, and the reader pauses 20 ms before every drain: the
     // flood overflows the ring on any machine. Without the pause a fast idle reader keeps up
     // (a 64 KiB ring lost 0 of 1M records with a real-time reader, and the test failed once in
