@@ -81,13 +81,13 @@ fn host_pinned(v: &Val) -> bool {
 /// no parameter chose (`{base_url}` from configuration, a client attribute) followed by a fixed
 /// `/` (`{base_url}/contacts/{id}`): a parameter after it lands in the path or query.
 fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
+    let all = v.all_taint();
+    let params = || all.iter().filter(|(l, _)| l.starts_with("param:"));
     // Parameters already placed after an anchored base (`{base}/projects/{id}`, then
     // `{that}/notes/{n}`) sit in its path: they do not choose the destination either.
-    let no_param = !v
-        .all_taint()
-        .iter()
-        .any(|(l, t)| l.starts_with("param:") && !t.sanitized.contains(PINNED_HOST));
-    let path_next = |t: &str| t.starts_with('/') && !t.starts_with("//");
+    let no_param = params().all(|(_, t)| t.sanitized.contains(PINNED_HOST));
+    // With `no_param`, every parameter there is such a path segment.
+    let path_params = params().next().is_some();
     host_pinned(v)
         || (no_param
             && v.konst.is_none()
@@ -97,19 +97,13 @@ fn anchors_destination(v: &Val, next_text: Option<&str>) -> bool {
         || (no_param
             && v.konst.as_deref().is_some_and(|k| {
                 k.strip_prefix(UNKNOWN)
-                    .is_some_and(|r| path_next(r) && (!r.contains(UNKNOWN) || path_params(v)))
+                    .is_some_and(|r| path_next(r) && (!r.contains(UNKNOWN) || path_params))
             }))
 }
 
-/// Whether the value carries parameters, each already placed after an anchored base (its
-/// unknown parts after the base are path segments, not a host).
-fn path_params(v: &Val) -> bool {
-    let all = v.all_taint();
-    all.iter().any(|(l, _)| l.starts_with("param:"))
-        && all
-            .iter()
-            .filter(|(l, _)| l.starts_with("param:"))
-            .all(|(_, t)| t.sanitized.contains(PINNED_HOST))
+/// Text that continues a URL's path (`/contacts`), not a new authority (`//host`).
+fn path_next(t: &str) -> bool {
+    t.starts_with('/') && !t.starts_with("//")
 }
 
 /// Parameters appended after a pinned host: they cannot choose the destination. (What the
@@ -1806,11 +1800,8 @@ impl Frame<'_, '_, '_> {
                 out.absorb_taint(l);
                 // One of several paths (a route table's), each starting with `/`.
                 let next = r.konst.clone().or_else(|| {
-                    (!r.alts.is_empty()
-                        && r.alts
-                            .iter()
-                            .all(|a| a.starts_with('/') && !a.starts_with("//")))
-                    .then(|| "/".to_string())
+                    (!r.alts.is_empty() && r.alts.iter().all(|a| path_next(a)))
+                        .then(|| "/".to_string())
                 });
                 if anchors_destination(l, next.as_deref()) {
                     out.absorb_taint(&after_pinned_host(r));
